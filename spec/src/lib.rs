@@ -1,0 +1,8 @@
+//! `rnic-spec`: the hardware/software contract of the rnic RoCE v2 NIC.
+//!
+//! Everything that both the RTL (`rnic-hdl`) and the software (driver, simulator, tests) need to
+//! agree on is written here once: wire formats and the opcode table, the CRC functions behind
+//! the FCS and the ICRC, PSN arithmetic, and the receive-path verdicts with their drop reasons.
+//! This crate has no rust-hdl dependency so the driver can use it on any host.
+
+pub mod wire;

@@ -1,0 +1,67 @@
+//! Ethernet II and IEEE 802.1Q.
+
+use super::{be16, need, WireError};
+
+pub const ETHERTYPE_IPV4: u16 = 0x0800;
+pub const ETHERTYPE_IPV6: u16 = 0x86DD;
+pub const ETHERTYPE_VLAN: u16 = 0x8100;
+/// Ethernet header length without and with one 802.1Q tag.
+pub const ETH_LEN: usize = 14;
+pub const ETH_VLAN_LEN: usize = 18;
+
+/// An 802.1Q tag: priority code point, drop eligible indicator and VLAN ID.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Vlan {
+    pub pcp: u8,
+    pub dei: bool,
+    pub vid: u16,
+}
+
+/// Ethernet II header with an optional 802.1Q tag. `ethertype` is the inner type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EthHeader {
+    pub dst: [u8; 6],
+    pub src: [u8; 6],
+    pub vlan: Option<Vlan>,
+    pub ethertype: u16,
+}
+
+impl EthHeader {
+    pub fn len(&self) -> usize {
+        if self.vlan.is_some() {
+            ETH_VLAN_LEN
+        } else {
+            ETH_LEN
+        }
+    }
+
+    pub fn pack(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.dst);
+        out.extend_from_slice(&self.src);
+        if let Some(v) = self.vlan {
+            out.extend_from_slice(&ETHERTYPE_VLAN.to_be_bytes());
+            let tci = ((v.pcp as u16 & 7) << 13) | ((v.dei as u16) << 12) | (v.vid & 0xFFF);
+            out.extend_from_slice(&tci.to_be_bytes());
+        }
+        out.extend_from_slice(&self.ethertype.to_be_bytes());
+    }
+
+    pub fn parse(b: &[u8]) -> Result<(Self, usize), WireError> {
+        need(b, ETH_LEN)?;
+        let mut h = EthHeader {
+            dst: b[0..6].try_into().expect("6"),
+            src: b[6..12].try_into().expect("6"),
+            vlan: None,
+            ethertype: be16(&b[12..]),
+        };
+        if h.ethertype == ETHERTYPE_VLAN {
+            need(b, ETH_VLAN_LEN)?;
+            let tci = be16(&b[14..]);
+            h.vlan = Some(Vlan { pcp: (tci >> 13) as u8, dei: tci & 0x1000 != 0, vid: tci & 0xFFF });
+            h.ethertype = be16(&b[16..]);
+            Ok((h, ETH_VLAN_LEN))
+        } else {
+            Ok((h, ETH_LEN))
+        }
+    }
+}
