@@ -70,3 +70,14 @@ pub(crate) fn be64(b: &[u8]) -> u64 {
 pub(crate) fn put24(out: &mut Vec<u8>, v: u32) {
     out.extend_from_slice(&v.to_be_bytes()[1..]);
 }
+
+/// A captured frame as it crossed the wire: a capture taken on the sending host holds frames
+/// before the MAC padded them to the 60-byte minimum, so replay pads them the same way. Frames
+/// that carry their FCS were captured after the MAC and are returned unchanged.
+pub fn as_on_wire(frame: &[u8], has_fcs: bool) -> Vec<u8> {
+    let mut f = frame.to_vec();
+    if !has_fcs && f.len() < MIN_FRAME_NO_FCS {
+        f.resize(MIN_FRAME_NO_FCS, 0);
+    }
+    f
+}

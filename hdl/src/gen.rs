@@ -1,0 +1,32 @@
+//! Verilog generation: every top-level block, with a real module name.
+
+use rust_hdl::prelude::*;
+
+/// The tops `rnic-gen` writes, by module name.
+pub const TOPS: &[&str] = &["rnic_crc32_check"];
+
+/// rust-hdl names the top module `top` and its children `top$child`; give them `name`.
+pub fn rename_top(verilog: &str, name: &str) -> String {
+    verilog.replace("module top(", &format!("module {name}(")).replace("top$", &format!("{name}$"))
+}
+
+/// Verilog of a connected block under the module name `name`.
+pub fn verilog_of<B: Block>(mut uut: B, name: &str) -> String {
+    uut.connect_all();
+    rename_top(&generate_verilog(&uut), name)
+}
+
+/// Verilog of the top called `name` (one of [`TOPS`]), built on a thread with a stack large
+/// enough for rust-hdl's 512-bit data structures.
+pub fn verilog(name: &str) -> Option<String> {
+    let name = name.to_string();
+    std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(move || match name.as_str() {
+            "rnic_crc32_check" => Some(verilog_of(crate::crc::Crc32Check::default(), &name)),
+            _ => None,
+        })
+        .expect("spawn generator thread")
+        .join()
+        .expect("generator thread")
+}

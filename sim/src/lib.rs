@@ -1,0 +1,7 @@
+//! `rnic-sim`: the simulated world of the rnic NIC: capture files, and the Verilator models of
+//! the RTL driven from Rust.
+
+pub mod model;
+pub mod pcap;
+
+pub use model::{Model, Port, SimError};
