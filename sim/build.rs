@@ -165,6 +165,8 @@ fn main() {
     for top in rnic_hdl::gen::TOPS {
         bindings.push_str(&build_top(top, &out, &root));
     }
+    let all: Vec<String> = rnic_hdl::gen::TOPS.iter().map(|t| format!("&{}", t.to_uppercase())).collect();
+    bindings.push_str(&format!("pub(crate) const ALL_TOPS: &[&TopInfo] = &[{}];\n", all.join(", ")));
     println!("cargo:rustc-link-lib=dylib=stdc++");
     std::fs::write(out.join("models.rs"), bindings).unwrap();
 }

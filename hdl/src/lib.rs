@@ -5,3 +5,5 @@
 
 pub mod crc;
 pub mod gen;
+pub mod mac;
+pub mod stream;

@@ -1,6 +1,7 @@
 //! `rnic-sim`: the simulated world of the rnic NIC: capture files, and the Verilator models of
 //! the RTL driven from Rust.
 
+pub mod axis;
 pub mod model;
 pub mod pcap;
 

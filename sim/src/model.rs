@@ -24,7 +24,6 @@ pub(crate) struct TopInfo {
 
 include!(concat!(env!("OUT_DIR"), "/models.rs"));
 
-const TOPS: &[&TopInfo] = &[&RNIC_CRC32_CHECK];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SimError {
@@ -60,7 +59,7 @@ pub struct Model {
 
 impl Model {
     pub fn new(name: &str) -> Result<Model, SimError> {
-        let top = TOPS.iter().copied().find(|t| t.name == name).ok_or_else(|| SimError::UnknownTop(name.into()))?;
+        let top = ALL_TOPS.iter().copied().find(|t| t.name == name).ok_or_else(|| SimError::UnknownTop(name.into()))?;
         // SAFETY: `new` is the shim's constructor for this top; it returns a fresh heap object
         // that only this Model owns and frees in Drop.
         let raw = unsafe { (top.new)() };

@@ -1,0 +1,3 @@
+//! The soft MAC: FCS check and strip, runt detection.
+
+pub mod rx;
