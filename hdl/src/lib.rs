@@ -6,4 +6,5 @@
 pub mod crc;
 pub mod gen;
 pub mod mac;
+pub mod roce;
 pub mod stream;

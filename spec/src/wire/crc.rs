@@ -33,6 +33,18 @@ pub fn crc32_update(mut reg: u32, bytes: &[u8]) -> u32 {
     reg
 }
 
+/// The register value `r` such that `crc32_update(r, &[0; n]) == reg`. Zero bytes are an
+/// invertible map on the register, so hardware can start a CRC `n` zeroed bytes before the
+/// data it covers (e.g. skip an Ethernet header) from this rewound value.
+pub fn crc32_rewind_zeros(mut reg: u32, n: usize) -> u32 {
+    for _ in 0..n {
+        // The table's top bytes are distinct, so the top byte names the index used.
+        let x = TABLE.iter().position(|t| t >> 24 == reg >> 24).expect("CRC table top bytes are a permutation");
+        reg = ((reg ^ TABLE[x]) << 8) | x as u32;
+    }
+    reg
+}
+
 /// CRC-32 as zlib and Ethernet define it.
 pub fn crc32(bytes: &[u8]) -> u32 {
     crc32_update(INIT, bytes) ^ INIT
@@ -97,6 +109,13 @@ mod tests {
     fn crc32_check_value() {
         // The standard check value of CRC-32/ISO-HDLC.
         assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+    }
+
+    #[test]
+    fn rewind_undoes_zero_bytes() {
+        for (reg, n) in [(INIT, 14usize), (0x1234_5678, 18), (0, 3), (0xDEAD_BEEF, 64)] {
+            assert_eq!(crc32_update(crc32_rewind_zeros(reg, n), &vec![0; n]), reg);
+        }
     }
 
     #[test]

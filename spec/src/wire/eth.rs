@@ -8,6 +8,12 @@ pub const ETHERTYPE_VLAN: u16 = 0x8100;
 /// Ethernet header length without and with one 802.1Q tag.
 pub const ETH_LEN: usize = 14;
 pub const ETH_VLAN_LEN: usize = 18;
+/// Byte offset of the EtherType (or of the 802.1Q TPID when tagged).
+pub const ETHERTYPE_OFF: usize = 12;
+/// Byte offset of the inner EtherType behind one 802.1Q tag.
+pub const INNER_ETHERTYPE_OFF: usize = 16;
+/// Byte offset of the 802.1Q tag control information.
+pub const VLAN_TCI_OFF: usize = 14;
 
 /// An 802.1Q tag: priority code point, drop eligible indicator and VLAN ID.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -52,13 +58,13 @@ impl EthHeader {
             dst: b[0..6].try_into().expect("6"),
             src: b[6..12].try_into().expect("6"),
             vlan: None,
-            ethertype: be16(&b[12..]),
+            ethertype: be16(&b[ETHERTYPE_OFF..]),
         };
         if h.ethertype == ETHERTYPE_VLAN {
             need(b, ETH_VLAN_LEN)?;
-            let tci = be16(&b[14..]);
+            let tci = be16(&b[VLAN_TCI_OFF..]);
             h.vlan = Some(Vlan { pcp: (tci >> 13) as u8, dei: tci & 0x1000 != 0, vid: tci & 0xFFF });
-            h.ethertype = be16(&b[16..]);
+            h.ethertype = be16(&b[INNER_ETHERTYPE_OFF..]);
             Ok((h, ETH_VLAN_LEN))
         } else {
             Ok((h, ETH_LEN))

@@ -5,6 +5,17 @@ use super::{be16, be32, need, WireError};
 pub const IPV4_LEN: usize = 20;
 pub const IPV6_LEN: usize = 40;
 pub const PROTO_UDP: u8 = 17;
+/// Byte offsets of IPv4 header fields.
+pub const IPV4_TOTAL_LEN_OFF: usize = 2;
+pub const IPV4_FLAGS_OFF: usize = 6;
+pub const IPV4_PROTOCOL_OFF: usize = 9;
+pub const IPV4_SRC_OFF: usize = 12;
+pub const IPV4_DST_OFF: usize = 16;
+/// Byte offsets of IPv6 header fields.
+pub const IPV6_PAYLOAD_LEN_OFF: usize = 4;
+pub const IPV6_NEXT_HEADER_OFF: usize = 6;
+pub const IPV6_SRC_OFF: usize = 8;
+pub const IPV6_DST_OFF: usize = 24;
 
 /// IPv4 header. `ihl` is in 32-bit words; RoCE v2 traffic uses 5 (no options).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,20 +97,20 @@ impl Ipv4Header {
         if b[0] >> 4 != 4 {
             return Err(WireError::BadField("ipv4.version"));
         }
-        let ff = be16(&b[6..]);
+        let ff = be16(&b[IPV4_FLAGS_OFF..]);
         let h = Ipv4Header {
             ihl: b[0] & 0xF,
             dscp: b[1] >> 2,
             ecn: b[1] & 3,
-            total_len: be16(&b[2..]),
+            total_len: be16(&b[IPV4_TOTAL_LEN_OFF..]),
             id: be16(&b[4..]),
             flags: (ff >> 13) as u8,
             frag_offset: ff & 0x1FFF,
             ttl: b[8],
-            protocol: b[9],
+            protocol: b[IPV4_PROTOCOL_OFF],
             checksum: be16(&b[10..]),
-            src: b[12..16].try_into().expect("4"),
-            dst: b[16..20].try_into().expect("4"),
+            src: b[IPV4_SRC_OFF..IPV4_SRC_OFF + 4].try_into().expect("4"),
+            dst: b[IPV4_DST_OFF..IPV4_DST_OFF + 4].try_into().expect("4"),
         };
         Ok((h, IPV4_LEN))
     }
@@ -156,11 +167,11 @@ impl Ipv6Header {
             dscp: tc >> 2,
             ecn: tc & 3,
             flow_label: word & 0xF_FFFF,
-            payload_len: be16(&b[4..]),
-            next_header: b[6],
+            payload_len: be16(&b[IPV6_PAYLOAD_LEN_OFF..]),
+            next_header: b[IPV6_NEXT_HEADER_OFF],
             hop_limit: b[7],
-            src: b[8..24].try_into().expect("16"),
-            dst: b[24..40].try_into().expect("16"),
+            src: b[IPV6_SRC_OFF..IPV6_SRC_OFF + 16].try_into().expect("16"),
+            dst: b[IPV6_DST_OFF..IPV6_DST_OFF + 16].try_into().expect("16"),
         };
         Ok((h, IPV6_LEN))
     }
