@@ -43,3 +43,46 @@ pub fn one_hot<const N: usize>() -> [Constant<Bits<N>>; N] {
         Constant::new(b)
     })
 }
+
+/// Reverses the byte order of a 512-bit word (pure wiring). Headers are big-endian on the wire
+/// and land little-endian in `tdata`; in a reversed window every big-endian field reads as a
+/// plain number: a field of `n` bytes at byte `o` sits at bit `8 * (64 - o - n)`.
+#[derive(LogicBlock)]
+pub struct ByteReverse {
+    pub a: Signal<In, Bits<512>>,
+    pub y: Signal<Out, Bits<512>>,
+    shift: [Constant<Bits<10>>; BEAT_BYTES],
+    low_byte: Constant<Bits<512>>,
+}
+
+impl Default for ByteReverse {
+    fn default() -> Self {
+        Self {
+            a: Default::default(),
+            y: Default::default(),
+            shift: std::array::from_fn(|i| Constant::new(bits::<10>(8 * i as u64))),
+            low_byte: Constant::new(bits::<512>(0xFF)),
+        }
+    }
+}
+
+impl Logic for ByteReverse {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.y.next = (self.a.val() & self.low_byte.val()) << self.shift[63].val();
+        for i in 1..64 {
+            self.y.next = self.y.val() | (((self.a.val() >> self.shift[i].val()) & self.low_byte.val()) << self.shift[63 - i].val());
+        }
+    }
+}
+
+/// Bit offset of a big-endian field of `len` bytes at byte `off` of a byte-reversed window.
+pub fn field_bit(off: usize, len: usize) -> usize {
+    assert!(off + len <= BEAT_BYTES, "field {off}+{len} outside the window");
+    8 * (BEAT_BYTES - off - len)
+}
+
+/// [`field_bit`] as a constant for `get_bits` offsets.
+pub fn field_at(off: usize, len: usize) -> Constant<Bits<9>> {
+    Constant::new(bits::<9>(field_bit(off, len) as u64))
+}

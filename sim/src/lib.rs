@@ -4,5 +4,6 @@
 pub mod axis;
 pub mod model;
 pub mod pcap;
+pub mod rx;
 
 pub use model::{Model, Port, SimError};

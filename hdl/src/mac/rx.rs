@@ -45,14 +45,14 @@ pub struct MacRx {
     pub out_runt: Signal<Out, Bit>,
     pub out_bad_fcs: Signal<Out, Bit>,
     /// Frame length without FCS; valid with `out_last`.
-    pub out_len: Signal<Out, Bits<14>>,
+    pub out_len: Signal<Out, Bits<17>>,
 
     crc: Crc32Check,
     count7: [Constant<Bits<7>>; 65],
-    count14: [Constant<Bits<14>>; 65],
+    count17: [Constant<Bits<17>>; 65],
     crc_init: Constant<Bits<32>>,
     fcs_len7: Constant<Bits<7>>,
-    fcs_len14: Constant<Bits<14>>,
+    fcs_len17: Constant<Bits<17>>,
     one7: Constant<Bits<7>>,
     short_tail_base: Constant<Bits<7>>,
     min_frame: Constant<Bits<7>>,
@@ -65,8 +65,8 @@ pub struct MacRx {
     h_last: DFF<Bit>,
     h_err: DFF<Bit>,
     h_runt: DFF<Bit>,
-    h_len: DFF<Bits<14>>,
-    acc_len: DFF<Bits<14>>,
+    h_len: DFF<Bits<17>>,
+    acc_len: DFF<Bits<17>>,
     v: [DFF<Bit>; STAGES],
     d: [DFF<Bits<512>>; STAGES],
     c: [DFF<Bits<7>>; STAGES],
@@ -74,15 +74,15 @@ pub struct MacRx {
     err: [DFF<Bit>; STAGES],
     runt: [DFF<Bit>; STAGES],
     fcs_bad: [DFF<Bit>; STAGES],
-    len: [DFF<Bits<14>>; STAGES],
+    len: [DFF<Bits<17>>; STAGES],
 
     count: Signal<Local, Bits<7>>,
-    count_wide: Signal<Local, Bits<14>>,
+    count_wide: Signal<Local, Bits<17>>,
     first: Signal<Local, Bit>,
     strip: Signal<Local, Bits<7>>,
-    strip_wide: Signal<Local, Bits<14>>,
+    strip_wide: Signal<Local, Bits<17>>,
     short_tail: Signal<Local, Bit>,
-    total_len: Signal<Local, Bits<14>>,
+    total_len: Signal<Local, Bits<17>>,
     fcs_now_bad: Signal<Local, Bit>,
     last_out: Signal<Local, Bit>,
     h_take: Signal<Local, Bit>,
@@ -108,10 +108,10 @@ impl Default for MacRx {
             out_len: Default::default(),
             crc: Default::default(),
             count7: numbers::<7, 65>(),
-            count14: numbers::<14, 65>(),
+            count17: numbers::<17, 65>(),
             crc_init: Constant::new(bits::<32>(INIT as u64)),
             fcs_len7: Constant::new(bits::<7>(4)),
-            fcs_len14: Constant::new(bits::<14>(4)),
+            fcs_len17: Constant::new(bits::<17>(4)),
             one7: Constant::new(bits::<7>(1)),
             short_tail_base: Constant::new(bits::<7>((BEAT_BYTES - 4) as u64)),
             min_frame: Constant::new(bits::<7>(MIN_FRAME_NO_FCS as u64)),
@@ -177,19 +177,19 @@ impl Logic for MacRx {
 
         // Byte count of the incoming beat from its contiguous tkeep.
         self.count.next = self.count7[0].val();
-        self.count_wide.next = self.count14[0].val();
+        self.count_wide.next = self.count17[0].val();
         for i in 0..64 {
             if self.in_keep.val().get_bit(i) {
                 self.count.next = self.count7[i + 1].val();
-                self.count_wide.next = self.count14[i + 1].val();
+                self.count_wide.next = self.count17[i + 1].val();
             }
         }
         self.first.next = !self.in_frame.q.val();
         self.strip.next = self.count7[0].val();
-        self.strip_wide.next = self.count14[0].val();
+        self.strip_wide.next = self.count17[0].val();
         if self.fcs_enable.val() {
             self.strip.next = self.fcs_len7.val();
-            self.strip_wide.next = self.fcs_len14.val();
+            self.strip_wide.next = self.fcs_len17.val();
         }
         self.short_tail.next = self.in_valid.val()
             & self.in_last.val()

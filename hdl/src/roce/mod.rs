@@ -1,3 +1,6 @@
 //! RoCE v2 transport: ICRC, BTH and extended-header parsing, the receive pipeline.
 
 pub mod icrc;
+pub mod rx;
+pub mod rx_align;
+pub mod rx_parse;

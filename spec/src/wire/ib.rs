@@ -14,6 +14,27 @@ pub const ATOMIC_ACK_ETH_LEN: usize = 8;
 pub const CNP_RESERVED_LEN: usize = 16;
 pub const ICRC_LEN: usize = 4;
 
+/// Byte offsets inside the BTH. Byte 1 holds SE (bit 7), M (6), PadCnt (5:4), TVer (3:0);
+/// byte 4 FECN (7) and BECN (6); byte 8 AckReq (7).
+pub const BTH_OPCODE_OFF: usize = 0;
+pub const BTH_FLAGS_OFF: usize = 1;
+pub const BTH_PKEY_OFF: usize = 2;
+pub const BTH_ECN_OFF: usize = 4;
+pub const BTH_DEST_QP_OFF: usize = 5;
+pub const BTH_ACK_REQ_OFF: usize = 8;
+pub const BTH_PSN_OFF: usize = 9;
+/// Byte offsets inside RETH and AtomicETH (which share VA and R_Key).
+pub const RETH_VA_OFF: usize = 0;
+pub const RETH_RKEY_OFF: usize = 8;
+pub const RETH_DMA_LEN_OFF: usize = 12;
+pub const ATOMIC_SWAP_ADD_OFF: usize = 12;
+pub const ATOMIC_COMPARE_OFF: usize = 20;
+/// Byte offsets inside AETH and DETH.
+pub const AETH_SYNDROME_OFF: usize = 0;
+pub const AETH_MSN_OFF: usize = 1;
+pub const DETH_QKEY_OFF: usize = 0;
+pub const DETH_SRC_QP_OFF: usize = 5;
+
 /// Base Transport Header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Bth {
@@ -50,17 +71,17 @@ impl Bth {
     pub fn parse(b: &[u8]) -> Result<(Self, usize), WireError> {
         need(b, BTH_LEN)?;
         let h = Bth {
-            opcode: b[0],
-            se: b[1] & 0x80 != 0,
-            mig: b[1] & 0x40 != 0,
-            pad: (b[1] >> 4) & 3,
-            tver: b[1] & 0xF,
-            pkey: be16(&b[2..]),
-            fecn: b[4] & 0x80 != 0,
-            becn: b[4] & 0x40 != 0,
-            dest_qp: be24(&b[5..]),
-            ack_req: b[8] & 0x80 != 0,
-            psn: be24(&b[9..]),
+            opcode: b[BTH_OPCODE_OFF],
+            se: b[BTH_FLAGS_OFF] & 0x80 != 0,
+            mig: b[BTH_FLAGS_OFF] & 0x40 != 0,
+            pad: (b[BTH_FLAGS_OFF] >> 4) & 3,
+            tver: b[BTH_FLAGS_OFF] & 0xF,
+            pkey: be16(&b[BTH_PKEY_OFF..]),
+            fecn: b[BTH_ECN_OFF] & 0x80 != 0,
+            becn: b[BTH_ECN_OFF] & 0x40 != 0,
+            dest_qp: be24(&b[BTH_DEST_QP_OFF..]),
+            ack_req: b[BTH_ACK_REQ_OFF] & 0x80 != 0,
+            psn: be24(&b[BTH_PSN_OFF..]),
         };
         Ok((h, BTH_LEN))
     }
@@ -145,16 +166,20 @@ impl Ext {
         let len = kind.len();
         need(b, len)?;
         let ext = match kind {
-            K::Reth => Ext::Reth(Reth { va: be64(b), rkey: be32(&b[8..]), dma_len: be32(&b[12..]) }),
-            K::Aeth => Ext::Aeth(Aeth { syndrome: b[0], msn: be24(&b[1..]) }),
+            K::Reth => Ext::Reth(Reth {
+                va: be64(&b[RETH_VA_OFF..]),
+                rkey: be32(&b[RETH_RKEY_OFF..]),
+                dma_len: be32(&b[RETH_DMA_LEN_OFF..]),
+            }),
+            K::Aeth => Ext::Aeth(Aeth { syndrome: b[AETH_SYNDROME_OFF], msn: be24(&b[AETH_MSN_OFF..]) }),
             K::ImmDt => Ext::ImmDt(be32(b)),
             K::Ieth => Ext::Ieth(be32(b)),
-            K::Deth => Ext::Deth(Deth { qkey: be32(b), src_qp: be24(&b[5..]) }),
+            K::Deth => Ext::Deth(Deth { qkey: be32(&b[DETH_QKEY_OFF..]), src_qp: be24(&b[DETH_SRC_QP_OFF..]) }),
             K::AtomicEth => Ext::AtomicEth(AtomicEth {
-                va: be64(b),
-                rkey: be32(&b[8..]),
-                swap_add: be64(&b[12..]),
-                compare: be64(&b[20..]),
+                va: be64(&b[RETH_VA_OFF..]),
+                rkey: be32(&b[RETH_RKEY_OFF..]),
+                swap_add: be64(&b[ATOMIC_SWAP_ADD_OFF..]),
+                compare: be64(&b[ATOMIC_COMPARE_OFF..]),
             }),
             K::AtomicAckEth => Ext::AtomicAckEth(be64(b)),
             K::CnpReserved => Ext::CnpReserved,

@@ -6,14 +6,20 @@ pub const IPV4_LEN: usize = 20;
 pub const IPV6_LEN: usize = 40;
 pub const PROTO_UDP: u8 = 17;
 /// Byte offsets of IPv4 header fields.
+pub const IPV4_VERSION_IHL_OFF: usize = 0;
+pub const IPV4_TOS_OFF: usize = 1;
 pub const IPV4_TOTAL_LEN_OFF: usize = 2;
 pub const IPV4_FLAGS_OFF: usize = 6;
+pub const IPV4_TTL_OFF: usize = 8;
 pub const IPV4_PROTOCOL_OFF: usize = 9;
 pub const IPV4_SRC_OFF: usize = 12;
 pub const IPV4_DST_OFF: usize = 16;
-/// Byte offsets of IPv6 header fields.
+/// Byte offsets of IPv6 header fields (the first 32-bit word holds version, traffic class
+/// and flow label).
+pub const IPV6_WORD0_OFF: usize = 0;
 pub const IPV6_PAYLOAD_LEN_OFF: usize = 4;
 pub const IPV6_NEXT_HEADER_OFF: usize = 6;
+pub const IPV6_HOP_LIMIT_OFF: usize = 7;
 pub const IPV6_SRC_OFF: usize = 8;
 pub const IPV6_DST_OFF: usize = 24;
 
@@ -106,7 +112,7 @@ impl Ipv4Header {
             id: be16(&b[4..]),
             flags: (ff >> 13) as u8,
             frag_offset: ff & 0x1FFF,
-            ttl: b[8],
+            ttl: b[IPV4_TTL_OFF],
             protocol: b[IPV4_PROTOCOL_OFF],
             checksum: be16(&b[10..]),
             src: b[IPV4_SRC_OFF..IPV4_SRC_OFF + 4].try_into().expect("4"),
@@ -169,7 +175,7 @@ impl Ipv6Header {
             flow_label: word & 0xF_FFFF,
             payload_len: be16(&b[IPV6_PAYLOAD_LEN_OFF..]),
             next_header: b[IPV6_NEXT_HEADER_OFF],
-            hop_limit: b[7],
+            hop_limit: b[IPV6_HOP_LIMIT_OFF],
             src: b[IPV6_SRC_OFF..IPV6_SRC_OFF + 16].try_into().expect("16"),
             dst: b[IPV6_DST_OFF..IPV6_DST_OFF + 16].try_into().expect("16"),
         };

@@ -48,6 +48,18 @@ impl Opcode {
         self.ext.iter().map(|e| e.len()).sum()
     }
 
+    /// Byte offset of extended header `kind` from the end of the BTH, if the opcode has it.
+    pub fn ext_offset(&self, kind: ExtHeader) -> Option<usize> {
+        let mut at = 0;
+        for &e in self.ext {
+            if e == kind {
+                return Some(at);
+            }
+            at += e.len();
+        }
+        None
+    }
+
     /// Look an opcode up; `None` for reserved or unsupported codes.
     pub fn lookup(code: u8) -> Option<&'static Opcode> {
         OPCODES.iter().find(|o| o.code == code)

@@ -3,6 +3,9 @@
 use super::{be16, need, WireError};
 
 pub const UDP_LEN: usize = 8;
+pub const UDP_SRC_PORT_OFF: usize = 0;
+pub const UDP_DST_PORT_OFF: usize = 2;
+pub const UDP_LENGTH_OFF: usize = 4;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct UdpHeader {
@@ -24,9 +27,9 @@ impl UdpHeader {
     pub fn parse(b: &[u8]) -> Result<(Self, usize), WireError> {
         need(b, UDP_LEN)?;
         let h = UdpHeader {
-            src_port: be16(b),
-            dst_port: be16(&b[2..]),
-            length: be16(&b[4..]),
+            src_port: be16(&b[UDP_SRC_PORT_OFF..]),
+            dst_port: be16(&b[UDP_DST_PORT_OFF..]),
+            length: be16(&b[UDP_LENGTH_OFF..]),
             checksum: be16(&b[6..]),
         };
         Ok((h, UDP_LEN))

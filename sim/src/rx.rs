@@ -1,0 +1,277 @@
+//! Driving the RTL receive pipeline (`rnic_rx`, hdl/src/roce/rx.rs) in Verilator: frames in,
+//! one [`RxRecord`] per frame out, with the payload the pipeline delivered and its counters.
+
+use crate::axis::beats;
+use crate::model::{Model, Port, SimError};
+use rnic_spec::wire::rx::DropReason;
+
+/// Counters of the receive pipeline: accepted frames and one per drop reason.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RxCounters {
+    pub accepted: u64,
+    /// `(reason, count)` for every reason, in code order.
+    pub dropped: Vec<(DropReason, u64)>,
+}
+
+/// What the pipeline reported for one frame.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RxRecord {
+    /// `None` when accepted.
+    pub drop: Option<DropReason>,
+    /// Raw reason code, kept for codes that the spec does not know (a hardware bug).
+    pub reason_code: u8,
+    pub frame_len: usize,
+    pub vlan: bool,
+    pub vlan_tci: u16,
+    pub eth_dst: [u8; 6],
+    pub eth_src: [u8; 6],
+    pub ipv6: bool,
+    pub dscp: u8,
+    pub ecn: u8,
+    pub ttl: u8,
+    pub ip_src: u128,
+    pub ip_dst: u128,
+    pub udp_src_port: u16,
+    pub opcode: u8,
+    pub bth_flags: u8,
+    pub pkey: u16,
+    pub fecn: bool,
+    pub becn: bool,
+    pub dest_qp: u32,
+    pub ack_req: bool,
+    pub psn: u32,
+    pub va: u64,
+    pub rkey: u32,
+    pub dma_len: u32,
+    pub swap_add: u64,
+    pub compare: u64,
+    pub aeth_syndrome: u8,
+    pub aeth_msn: u32,
+    pub atomic_ack: u64,
+    pub imm: u32,
+    pub ieth_rkey: u32,
+    pub qkey: u32,
+    pub src_qp: u32,
+    pub payload_len: usize,
+    /// The pipeline streamed a payload packet for this frame.
+    pub payload_sent: bool,
+    /// That payload packet, once it has fully arrived, and whether it was marked as cut short.
+    pub payload: Option<(Vec<u8>, bool)>,
+    /// Cycle at which the record came out.
+    pub cycle: u64,
+}
+
+struct Ports {
+    fcs_enable: Port,
+    in_valid: Port,
+    in_data: Port,
+    in_keep: Port,
+    in_last: Port,
+    in_user: Port,
+    counter_sel: Port,
+    counter: Port,
+    rec: Vec<(&'static str, Port)>,
+    rec_valid: Port,
+    pl_valid: Port,
+    pl_data: Port,
+    pl_keep: Port,
+    pl_last: Port,
+    pl_user: Port,
+    pl_overflow: Port,
+}
+
+const RECORD_PORTS: &[&str] = &[
+    "rec_reason", "rec_frame_len", "rec_vlan", "rec_vlan_tci", "rec_eth_dst", "rec_eth_src", "rec_ipv6",
+    "rec_dscp", "rec_ecn", "rec_ttl", "rec_ip_src", "rec_ip_dst", "rec_udp_src_port", "rec_opcode",
+    "rec_bth_flags", "rec_pkey", "rec_fecn", "rec_becn", "rec_dest_qp", "rec_ack_req", "rec_psn", "rec_va",
+    "rec_rkey", "rec_dma_len", "rec_swap_add", "rec_compare", "rec_aeth_syndrome", "rec_aeth_msn",
+    "rec_atomic_ack", "rec_imm", "rec_ieth_rkey", "rec_qkey", "rec_src_qp", "rec_payload_len",
+    "rec_payload_sent",
+];
+
+/// The receive pipeline in Verilator.
+pub struct RxSim {
+    m: Model,
+    p: Ports,
+    records: Vec<RxRecord>,
+    /// Payload packets delivered but not yet matched to a record.
+    payloads: std::collections::VecDeque<(Vec<u8>, bool)>,
+    partial: Vec<u8>,
+    /// Cycle of the first beat of every frame fed, to measure latency.
+    pub first_beat_cycles: Vec<u64>,
+}
+
+fn bytes_to_u128(b: &[u8]) -> u128 {
+    b.iter().rev().fold(0u128, |acc, &x| (acc << 8) | x as u128)
+}
+
+impl RxSim {
+    pub fn new(fcs: bool) -> Result<RxSim, SimError> {
+        let mut m = Model::new("rnic_rx")?;
+        let p = Ports {
+            fcs_enable: m.port("fcs_enable")?,
+            in_valid: m.port("in_valid")?,
+            in_data: m.port("in_data")?,
+            in_keep: m.port("in_keep")?,
+            in_last: m.port("in_last")?,
+            in_user: m.port("in_user")?,
+            counter_sel: m.port("counter_sel")?,
+            counter: m.port("counter")?,
+            rec: RECORD_PORTS.iter().map(|n| Ok((*n, m.port(n)?))).collect::<Result<_, SimError>>()?,
+            rec_valid: m.port("rec_valid")?,
+            pl_valid: m.port("pl_valid")?,
+            pl_data: m.port("pl_data")?,
+            pl_keep: m.port("pl_keep")?,
+            pl_last: m.port("pl_last")?,
+            pl_user: m.port("pl_user")?,
+            pl_overflow: m.port("pl_overflow")?,
+        };
+        m.set(p.fcs_enable, fcs as u64);
+        Ok(RxSim { m, p, records: Vec::new(), payloads: Default::default(), partial: Vec::new(), first_beat_cycles: Vec::new() })
+    }
+
+    pub fn model(&mut self) -> &mut Model {
+        &mut self.m
+    }
+
+    pub fn cycles(&self) -> u64 {
+        self.m.cycles
+    }
+
+    /// One clock with the given beat on the input (or none), collecting outputs.
+    fn step(&mut self, beat: Option<&crate::axis::Beat>) {
+        match beat {
+            Some(b) => {
+                self.m.set(self.p.in_valid, 1);
+                self.m.set_bytes(self.p.in_data, &b.data);
+                self.m.set(self.p.in_keep, b.keep);
+                self.m.set(self.p.in_last, b.last as u64);
+                self.m.set(self.p.in_user, 0);
+            }
+            None => self.m.set(self.p.in_valid, 0),
+        }
+        self.m.tick();
+        self.collect();
+    }
+
+    fn collect(&mut self) {
+        if self.m.get(self.p.pl_valid) == 1 {
+            let keep = self.m.get(self.p.pl_keep);
+            let n = keep.count_ones() as usize;
+            assert_eq!(keep, if n == 64 { u64::MAX } else { (1 << n) - 1 }, "payload tkeep not contiguous");
+            self.partial.extend_from_slice(&self.m.get_bytes(self.p.pl_data)[..n]);
+            if self.m.get(self.p.pl_last) == 1 {
+                let cut = self.m.get(self.p.pl_user) == 1;
+                self.payloads.push_back((std::mem::take(&mut self.partial), cut));
+            }
+        }
+        if self.m.get(self.p.rec_valid) == 1 {
+            let mut r = RxRecord { cycle: self.m.cycles, ..Default::default() };
+            for (name, port) in &self.p.rec {
+                let v = self.m.get(*port);
+                let b = || self.m.get_bytes(*port);
+                match *name {
+                    "rec_reason" => {
+                        r.reason_code = v as u8;
+                        r.drop = DropReason::from_code(v as u8);
+                    }
+                    "rec_frame_len" => r.frame_len = v as usize,
+                    "rec_vlan" => r.vlan = v == 1,
+                    "rec_vlan_tci" => r.vlan_tci = v as u16,
+                    "rec_eth_dst" => r.eth_dst = (v.to_be_bytes()[2..8]).try_into().expect("6"),
+                    "rec_eth_src" => r.eth_src = (v.to_be_bytes()[2..8]).try_into().expect("6"),
+                    "rec_ipv6" => r.ipv6 = v == 1,
+                    "rec_dscp" => r.dscp = v as u8,
+                    "rec_ecn" => r.ecn = v as u8,
+                    "rec_ttl" => r.ttl = v as u8,
+                    "rec_ip_src" => r.ip_src = bytes_to_u128(&b()),
+                    "rec_ip_dst" => r.ip_dst = bytes_to_u128(&b()),
+                    "rec_udp_src_port" => r.udp_src_port = v as u16,
+                    "rec_opcode" => r.opcode = v as u8,
+                    "rec_bth_flags" => r.bth_flags = v as u8,
+                    "rec_pkey" => r.pkey = v as u16,
+                    "rec_fecn" => r.fecn = v == 1,
+                    "rec_becn" => r.becn = v == 1,
+                    "rec_dest_qp" => r.dest_qp = v as u32,
+                    "rec_ack_req" => r.ack_req = v == 1,
+                    "rec_psn" => r.psn = v as u32,
+                    "rec_va" => r.va = v,
+                    "rec_rkey" => r.rkey = v as u32,
+                    "rec_dma_len" => r.dma_len = v as u32,
+                    "rec_swap_add" => r.swap_add = v,
+                    "rec_compare" => r.compare = v,
+                    "rec_aeth_syndrome" => r.aeth_syndrome = v as u8,
+                    "rec_aeth_msn" => r.aeth_msn = v as u32,
+                    "rec_atomic_ack" => r.atomic_ack = v,
+                    "rec_imm" => r.imm = v as u32,
+                    "rec_ieth_rkey" => r.ieth_rkey = v as u32,
+                    "rec_qkey" => r.qkey = v as u32,
+                    "rec_src_qp" => r.src_qp = v as u32,
+                    "rec_payload_len" => r.payload_len = v as usize,
+                    "rec_payload_sent" => r.payload_sent = v == 1,
+                    _ => unreachable!("record port {name}"),
+                }
+            }
+            self.records.push(r);
+        }
+        // Records and payload packets come in frame order; a record can lead the end of its
+        // payload packet by a cycle or two.
+        while let Some(i) = self.records.iter().position(|r| r.payload_sent && r.payload.is_none()) {
+            match self.payloads.pop_front() {
+                Some(p) => self.records[i].payload = Some(p),
+                None => break,
+            }
+        }
+    }
+
+    /// Feed one frame, with `gap(i)` idle cycles before beat i.
+    pub fn send(&mut self, frame: &[u8], mut gap: impl FnMut(usize) -> usize) {
+        self.first_beat_cycles.push(self.m.cycles);
+        for (i, b) in beats(frame).iter().enumerate() {
+            for _ in 0..gap(i) {
+                self.step(None);
+            }
+            if i == 0 {
+                *self.first_beat_cycles.last_mut().expect("pushed") = self.m.cycles;
+            }
+            self.step(Some(b));
+        }
+    }
+
+    /// Idle until every frame fed so far has its record (or `max` cycles pass).
+    pub fn drain(&mut self, frames: usize, max: u64) {
+        let start = self.m.cycles;
+        while self.records.len() < frames && self.m.cycles - start < max {
+            self.step(None);
+        }
+        for _ in 0..4 {
+            self.step(None);
+        }
+    }
+
+    pub fn records(&self) -> &[RxRecord] {
+        &self.records
+    }
+
+    pub fn take_records(&mut self) -> Vec<RxRecord> {
+        std::mem::take(&mut self.records)
+    }
+
+    /// The payload FIFO never overflowed.
+    pub fn overflowed(&self) -> bool {
+        self.m.get(self.p.pl_overflow) == 1
+    }
+
+    pub fn counters(&mut self) -> RxCounters {
+        let mut c = RxCounters::default();
+        self.m.set(self.p.counter_sel, 0);
+        self.step(None);
+        c.accepted = self.m.get(self.p.counter);
+        for r in DropReason::ALL {
+            self.m.set(self.p.counter_sel, r.code() as u64);
+            self.step(None);
+            c.dropped.push((r, self.m.get(self.p.counter)));
+        }
+        c
+    }
+}
