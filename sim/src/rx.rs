@@ -275,3 +275,18 @@ impl RxSim {
         c
     }
 }
+
+/// Replay captured frames into a fresh receive pipeline, back to back, and return one record
+/// per frame plus the counters. Frames without FCS are padded to the Ethernet minimum first, as
+/// the sending MAC would have (`rnic_spec::wire::as_on_wire`).
+pub fn replay(frames: &[Vec<u8>], fcs: bool) -> Result<(Vec<RxRecord>, RxCounters), SimError> {
+    let mut rx = RxSim::new(fcs)?;
+    for f in frames {
+        rx.send(&rnic_spec::wire::as_on_wire(f, fcs), |_| 0);
+    }
+    rx.drain(frames.len(), 1_000_000);
+    let counters = rx.counters();
+    let records = rx.take_records();
+    assert_eq!(records.len(), frames.len(), "the receive pipeline reports every frame");
+    Ok((records, counters))
+}

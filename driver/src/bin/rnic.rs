@@ -1,0 +1,79 @@
+//! `rnic`: drive an rnic NIC, simulated or (later) real.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "rnic", version, about = "Drive an rnic RoCE v2 NIC (simulated in Verilator, or a card over VFIO)")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the NIC's RTL in Verilator.
+    #[command(subcommand)]
+    Sim(SimCommand),
+}
+
+#[derive(Subcommand)]
+enum SimCommand {
+    /// Replay a capture into the receive pipeline and print a verdict per frame.
+    Rx(RxArgs),
+}
+
+#[derive(Args)]
+struct RxArgs {
+    /// Capture to replay (pcap or pcapng, Ethernet link type).
+    #[arg(long, value_name = "IN")]
+    pcap: PathBuf,
+    /// The frames end with their Ethernet FCS (soft-MAC mode: it is checked and stripped).
+    /// Without it, frames are taken as a hard MAC delivers them, FCS already stripped.
+    #[arg(long)]
+    fcs: bool,
+    /// One JSON object per frame per line, then a summary object.
+    #[arg(long)]
+    json: bool,
+    /// NIC configuration (addresses, QPs, memory regions): not supported yet.
+    #[arg(long, value_name = "NIC.toml")]
+    config: Option<PathBuf>,
+    /// Write the frames the NIC sends in response: not supported yet.
+    #[arg(long, value_name = "OUT")]
+    pcap_out: Option<PathBuf>,
+}
+
+fn sim_rx(a: RxArgs) -> Result<(), String> {
+    if a.config.is_some() {
+        return Err("--config is not supported yet: the receive pipeline has no QP or memory state to configure \
+                    until the responder exists; run without --config"
+            .into());
+    }
+    if a.pcap_out.is_some() {
+        return Err("--pcap-out is not supported yet: the simulated NIC sends no responses until the responder \
+                    exists; run without --pcap-out"
+            .into());
+    }
+    let report = rnic_driver::sim_rx::run(&a.pcap, a.fcs).map_err(|e| e.to_string())?;
+    if a.json {
+        print!("{}", report.json_lines());
+    } else {
+        print!("{}", report.table());
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Sim(SimCommand::Rx(a)) => sim_rx(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("rnic: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

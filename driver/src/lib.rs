@@ -1,0 +1,5 @@
+//! `rnic-driver`: the host side of the rnic NIC. Today it holds the `rnic` CLI's commands for
+//! the simulated card; the bus trait, the VFIO backend and the verbs API come with the DMA
+//! engine (see the README's status table).
+
+pub mod sim_rx;

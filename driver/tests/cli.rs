@@ -1,0 +1,63 @@
+//! The `rnic` binary as a user runs it.
+
+use std::process::Command;
+
+fn rnic(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_rnic")).args(args).output().expect("run rnic")
+}
+
+fn vector(name: &str) -> String {
+    format!("{}/../tests/vectors/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn sim_rx_json_reports_every_frame() {
+    let out = rnic(&["sim", "rx", "--pcap", &vector("bad_opcode.pcap"), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 12 + 1);
+    for (i, l) in lines[..12].iter().enumerate() {
+        let keys: Vec<&str> = l.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["index", "verdict", "reason", "opcode", "dest_qp", "psn"]);
+        assert_eq!(l["index"], i);
+        assert_eq!(l["verdict"], "dropped");
+        assert_eq!(l["reason"], "unknown_opcode");
+    }
+    let s = &lines[12]["summary"];
+    assert_eq!(s["accepted"], 0);
+    assert_eq!(s["dropped"], 12);
+    assert_eq!(s["counters"]["dropped"]["unknown_opcode"], 12);
+}
+
+#[test]
+fn sim_rx_table_ends_with_the_summary_line() {
+    let out = rnic(&["sim", "rx", "--pcap", &vector("good_ipv6_vlan.pcap")]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().last(), Some("66 accepted, 0 dropped"));
+    assert!(text.contains("RC RDMA WRITE Only with Immediate (0x0b)"), "{text}");
+}
+
+#[test]
+fn sim_rx_fcs_flag_checks_the_fcs() {
+    let out = rnic(&["sim", "rx", "--pcap", &vector("bad_fcs.pcap"), "--fcs"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8(out.stdout).unwrap().ends_with("0 accepted, 4 dropped\n"));
+}
+
+#[test]
+fn errors_name_the_problem_and_the_fix() {
+    let out = rnic(&["sim", "rx", "--pcap", "/nonexistent/x.pcap"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("cannot read /nonexistent/x.pcap") && err.contains("--pcap"), "{err}");
+
+    let out = rnic(&["sim", "rx", "--pcap", &format!("{}/Cargo.toml", env!("CARGO_MANIFEST_DIR"))]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("not a pcap or pcapng file"));
+
+    let out = rnic(&["sim", "rx", "--pcap", &vector("good_fcs.pcap"), "--config", "nic.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("--config is not supported yet"));
+}
