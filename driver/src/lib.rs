@@ -2,4 +2,5 @@
 //! the simulated card; the bus trait, the VFIO backend and the verbs API come with the DMA
 //! engine (see the README's status table).
 
+pub mod bench;
 pub mod sim_rx;

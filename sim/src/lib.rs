@@ -2,6 +2,7 @@
 //! the RTL driven from Rust.
 
 pub mod axis;
+pub mod bench;
 pub mod model;
 pub mod pcap;
 pub mod rx;

@@ -44,6 +44,9 @@ impl std::fmt::Display for SimError {
 
 impl std::error::Error for SimError {}
 
+/// Widest port, in 32-bit words.
+const MAX_WORDS: usize = 16;
+
 /// A port handle: index into the top's port list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Port(usize);
@@ -64,6 +67,7 @@ impl Model {
         // that only this Model owns and frees in Drop.
         let raw = unsafe { (top.new)() };
         let handle = NonNull::new(raw).expect("Verilator model allocation");
+        assert!(top.ports.iter().all(|p| p.width <= 32 * MAX_WORDS), "{name} has a port wider than 512 bits");
         let mut m = Model { top, handle, clock: Port(0), cycles: 0 };
         m.clock = m.port("clock")?;
         Ok(m)
@@ -89,8 +93,8 @@ impl Model {
     /// Drive an input port from little-endian 32-bit words (missing words are zero).
     pub fn set_words(&mut self, p: Port, value: &[u32]) {
         assert!(self.top.ports[p.0].input, "{} is an output", self.top.ports[p.0].name);
-        let mut w = vec![0u32; self.words(p)];
-        for (d, s) in w.iter_mut().zip(value) {
+        let mut w = [0u32; MAX_WORDS];
+        for (d, s) in w[..self.words(p)].iter_mut().zip(value) {
             *d = *s;
         }
         // SAFETY: the handle is live; `w` holds as many words as the port is wide, which is
@@ -104,23 +108,30 @@ impl Model {
 
     /// Drive a port from little-endian bytes (byte 0 = bits 7:0).
     pub fn set_bytes(&mut self, p: Port, bytes: &[u8]) {
-        let words: Vec<u32> = bytes
-            .chunks(4)
-            .map(|c| c.iter().enumerate().fold(0u32, |acc, (i, &b)| acc | (b as u32) << (8 * i)))
-            .collect();
+        let mut words = [0u32; MAX_WORDS];
+        for (w, c) in words.iter_mut().zip(bytes.chunks(4)) {
+            *w = c.iter().enumerate().fold(0u32, |acc, (i, &b)| acc | (b as u32) << (8 * i));
+        }
         self.set_words(p, &words);
     }
 
     pub fn get_words(&self, p: Port) -> Vec<u32> {
-        let mut w = vec![0u32; self.words(p)];
-        // SAFETY: the handle is live and `w` has room for every word of this port.
-        unsafe { (self.top.get)(self.handle.as_ptr(), p.0 as i32, w.as_mut_ptr()) };
-        w
+        let mut w = [0u32; MAX_WORDS];
+        self.read_into(p, &mut w);
+        w[..self.words(p)].to_vec()
     }
 
+    fn read_into(&self, p: Port, w: &mut [u32; MAX_WORDS]) {
+        // SAFETY: the handle is live and `w` has room for every word of any port (checked in
+        // `new`), which is what the generated getter writes for this port index.
+        unsafe { (self.top.get)(self.handle.as_ptr(), p.0 as i32, w.as_mut_ptr()) };
+    }
+
+    /// The low 64 bits of a port.
     pub fn get(&self, p: Port) -> u64 {
-        let w = self.get_words(p);
-        w[0] as u64 | w.get(1).map_or(0, |&h| (h as u64) << 32)
+        let mut w = [0u32; MAX_WORDS];
+        self.read_into(p, &mut w);
+        w[0] as u64 | (w[1] as u64) << 32
     }
 
     pub fn get_bytes(&self, p: Port) -> Vec<u8> {

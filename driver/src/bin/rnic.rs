@@ -22,6 +22,25 @@ enum Command {
 enum SimCommand {
     /// Replay a capture into the receive pipeline and print a verdict per frame.
     Rx(RxArgs),
+    /// Benchmarks in simulated clock cycles.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Receive pipeline at line rate: frames of 64 … 9000 bytes back to back.
+    Rx(BenchRxArgs),
+}
+
+#[derive(Args)]
+struct BenchRxArgs {
+    /// Frames per size.
+    #[arg(long, default_value_t = 1000)]
+    frames: usize,
+    /// One JSON object per size.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -64,10 +83,20 @@ fn sim_rx(a: RxArgs) -> Result<(), String> {
     Ok(())
 }
 
+fn bench_rx(a: BenchRxArgs) -> Result<(), String> {
+    if a.frames == 0 {
+        return Err("--frames must be at least 1".into());
+    }
+    let rows = rnic_driver::bench::rx(a.frames);
+    print!("{}", if a.json { rnic_driver::bench::rx_json(&rows) } else { rnic_driver::bench::rx_table(&rows) });
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Sim(SimCommand::Rx(a)) => sim_rx(a),
+        Command::Sim(SimCommand::Bench(BenchCommand::Rx(a))) => bench_rx(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
