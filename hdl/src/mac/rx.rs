@@ -7,7 +7,8 @@
 //! frame length without FCS. With `fcs_enable` low (a hard MAC that already checked and
 //! stripped the FCS) nothing is stripped or checked and only runts are marked.
 //!
-//! Stripping: each beat waits in a hold register until the next beat of its frame arrives. When
+//! The input is registered first (with its byte count decoded from `tkeep`). Stripping: each
+//! beat waits in a hold register until the next beat of its frame arrives. When
 //! that one holds only FCS bytes (1..=4), it is dropped and the held beat leaves as the last,
 //! shortened by the rest of the FCS; any other last beat is shortened by 4. A last beat thus
 //! leaves the hold register a fixed 0 or 1 cycles after the raw last beat arrived, whatever
@@ -48,8 +49,12 @@ pub struct MacRx {
     pub out_len: Signal<Out, Bits<17>>,
 
     crc: Crc32Check,
-    count7: [Constant<Bits<7>>; 65],
-    count17: [Constant<Bits<17>>; 65],
+    count7: [Constant<Bits<7>>; 1],
+    count17: [Constant<Bits<17>>; 1],
+    /// Lanes whose being the last kept byte sets bit j of the byte count.
+    count_bit_lanes: [Constant<Bits<64>>; 7],
+    count7_bit: [Constant<Bits<7>>; 7],
+    count17_bit: [Constant<Bits<17>>; 7],
     crc_init: Constant<Bits<32>>,
     fcs_len7: Constant<Bits<7>>,
     fcs_len17: Constant<Bits<17>>,
@@ -58,6 +63,12 @@ pub struct MacRx {
     min_frame: Constant<Bits<7>>,
     min_frame_fcs: Constant<Bits<7>>,
 
+    r_valid: DFF<Bit>,
+    r_data: DFF<Bits<512>>,
+    r_last: DFF<Bit>,
+    r_user: DFF<Bit>,
+    r_count: DFF<Bits<7>>,
+    r_count_wide: DFF<Bits<17>>,
     in_frame: DFF<Bit>,
     h_valid: DFF<Bit>,
     h_data: DFF<Bits<512>>,
@@ -76,6 +87,7 @@ pub struct MacRx {
     fcs_bad: [DFF<Bit>; STAGES],
     len: [DFF<Bits<17>>; STAGES],
 
+    keep_edge: Signal<Local, Bits<64>>,
     count: Signal<Local, Bits<7>>,
     count_wide: Signal<Local, Bits<17>>,
     first: Signal<Local, Bit>,
@@ -107,8 +119,13 @@ impl Default for MacRx {
             out_bad_fcs: Default::default(),
             out_len: Default::default(),
             crc: Default::default(),
-            count7: numbers::<7, 65>(),
-            count17: numbers::<17, 65>(),
+            count7: numbers::<7, 1>(),
+            count17: numbers::<17, 1>(),
+            count_bit_lanes: std::array::from_fn(|j| {
+                Constant::new(bits::<64>((0..64).filter(|i| (i + 1) >> j & 1 == 1).fold(0u64, |m, i| m | 1 << i)))
+            }),
+            count7_bit: std::array::from_fn(|j| Constant::new(bits::<7>(1 << j))),
+            count17_bit: std::array::from_fn(|j| Constant::new(bits::<17>(1 << j))),
             crc_init: Constant::new(bits::<32>(INIT as u64)),
             fcs_len7: Constant::new(bits::<7>(4)),
             fcs_len17: Constant::new(bits::<17>(4)),
@@ -116,6 +133,12 @@ impl Default for MacRx {
             short_tail_base: Constant::new(bits::<7>((BEAT_BYTES - 4) as u64)),
             min_frame: Constant::new(bits::<7>(MIN_FRAME_NO_FCS as u64)),
             min_frame_fcs: Constant::new(bits::<7>(MIN_FRAME_NO_FCS as u64 + 4)),
+            r_valid: Default::default(),
+            r_data: Default::default(),
+            r_last: Default::default(),
+            r_user: Default::default(),
+            r_count: Default::default(),
+            r_count_wide: Default::default(),
             in_frame: Default::default(),
             h_valid: Default::default(),
             h_data: Default::default(),
@@ -133,6 +156,7 @@ impl Default for MacRx {
             runt: Default::default(),
             fcs_bad: Default::default(),
             len: Default::default(),
+            keep_edge: Default::default(),
             count: Default::default(),
             count_wide: Default::default(),
             first: Default::default(),
@@ -153,7 +177,7 @@ const _: () = assert!(CRC_CHECK_LATENCY == 4);
 impl Logic for MacRx {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_frame, acc_len, h_valid, h_data, h_count, h_last, h_err, h_runt, h_len);
+        dff_setup!(self, clock, r_valid, r_data, r_last, r_user, r_count, r_count_wide, in_frame, acc_len, h_valid, h_data, h_count, h_last, h_err, h_runt, h_len);
         for i in 0..STAGES {
             self.v[i].clock.next = self.clock.val();
             self.d[i].clock.next = self.clock.val();
@@ -175,15 +199,25 @@ impl Logic for MacRx {
             self.len[i].d.next = self.len[i - 1].q.val();
         }
 
-        // Byte count of the incoming beat from its contiguous tkeep.
+        // Byte count of the incoming beat from its contiguous tkeep: the last kept byte is the
+        // one whose successor is not kept; encode its position + 1 (an OR per count bit, not
+        // a 64-deep priority chain).
+        self.keep_edge.next = self.in_keep.val() & !(self.in_keep.val() >> 1);
         self.count.next = self.count7[0].val();
         self.count_wide.next = self.count17[0].val();
-        for i in 0..64 {
-            if self.in_keep.val().get_bit(i) {
-                self.count.next = self.count7[i + 1].val();
-                self.count_wide.next = self.count17[i + 1].val();
+        for j in 0..7 {
+            if (self.keep_edge.val() & self.count_bit_lanes[j].val()).any() {
+                self.count.next = self.count.val() | self.count7_bit[j].val();
+                self.count_wide.next = self.count_wide.val() | self.count17_bit[j].val();
             }
         }
+        // Input register: the beat with its byte count.
+        self.r_valid.d.next = self.in_valid.val();
+        self.r_data.d.next = self.in_data.val();
+        self.r_last.d.next = self.in_last.val();
+        self.r_user.d.next = self.in_user.val();
+        self.r_count.d.next = self.count.val();
+        self.r_count_wide.d.next = self.count_wide.val();
         self.first.next = !self.in_frame.q.val();
         self.strip.next = self.count7[0].val();
         self.strip_wide.next = self.count17[0].val();
@@ -191,33 +225,33 @@ impl Logic for MacRx {
             self.strip.next = self.fcs_len7.val();
             self.strip_wide.next = self.fcs_len17.val();
         }
-        self.short_tail.next = self.in_valid.val()
-            & self.in_last.val()
+        self.short_tail.next = self.r_valid.q.val()
+            & self.r_last.q.val()
             & !self.first.val()
-            & (self.count.val() <= self.strip.val());
-        self.total_len.next = self.acc_len.q.val() + self.count_wide.val();
+            & (self.r_count.q.val() <= self.strip.val());
+        self.total_len.next = self.acc_len.q.val() + self.r_count_wide.q.val();
         if self.first.val() {
-            self.total_len.next = self.count_wide.val();
+            self.total_len.next = self.r_count_wide.q.val();
         }
-        if self.in_valid.val() {
-            self.in_frame.d.next = !self.in_last.val();
+        if self.r_valid.q.val() {
+            self.in_frame.d.next = !self.r_last.q.val();
             self.acc_len.d.next = self.total_len.val();
         }
 
         // FCS over the whole frame as received.
         self.crc.clock.next = self.clock.val();
-        self.crc.in_valid.next = self.in_valid.val();
+        self.crc.in_valid.next = self.r_valid.q.val();
         self.crc.in_first.next = self.first.val();
-        self.crc.in_last.next = self.in_last.val();
+        self.crc.in_last.next = self.r_last.q.val();
         self.crc.in_init.next = self.crc_init.val();
-        self.crc.in_data.next = self.in_data.val();
-        self.crc.in_count.next = self.count.val();
+        self.crc.in_data.next = self.r_data.q.val();
+        self.crc.in_count.next = self.r_count.q.val();
 
         // Hold register: a beat waits here until the next beat of its frame shows whether that
         // one is a tail of FCS bytes only; a last beat waits one cycle. When a tail arrives the
         // held beat leaves as the last beat and the tail is dropped.
         self.h_valid.d.next = self.h_valid.q.val();
-        self.h_take.next = self.h_valid.q.val() & (self.in_valid.val() | self.h_last.q.val());
+        self.h_take.next = self.h_valid.q.val() & (self.r_valid.q.val() | self.h_last.q.val());
         self.v[0].d.next = self.h_take.val();
         self.d[0].d.next = self.h_data.q.val();
         self.c[0].d.next = self.h_count.q.val();
@@ -228,26 +262,26 @@ impl Logic for MacRx {
         self.fcs_bad[0].d.next = false;
         if self.short_tail.val() {
             self.l[0].d.next = true;
-            self.c[0].d.next = self.short_tail_base.val() + self.count.val();
-            self.err[0].d.next = self.in_user.val();
+            self.c[0].d.next = self.short_tail_base.val() + self.r_count.q.val();
+            self.err[0].d.next = self.r_user.q.val();
             self.len[0].d.next = self.total_len.val() - self.strip_wide.val();
         }
         if self.h_take.val() {
             self.h_valid.d.next = false;
         }
-        if self.in_valid.val() & !self.short_tail.val() {
+        if self.r_valid.q.val() & !self.short_tail.val() {
             self.h_valid.d.next = true;
-            self.h_data.d.next = self.in_data.val();
-            self.h_count.d.next = self.count.val();
-            self.h_last.d.next = self.in_last.val();
-            self.h_err.d.next = self.in_user.val();
+            self.h_data.d.next = self.r_data.q.val();
+            self.h_count.d.next = self.r_count.q.val();
+            self.h_last.d.next = self.r_last.q.val();
+            self.h_err.d.next = self.r_user.q.val();
             self.h_runt.d.next = self.first.val()
-                & ((self.count.val() < self.min_frame.val())
-                    | (self.fcs_enable.val() & (self.count.val() < self.min_frame_fcs.val())));
+                & ((self.r_count.q.val() < self.min_frame.val())
+                    | (self.fcs_enable.val() & (self.r_count.q.val() < self.min_frame_fcs.val())));
             self.h_len.d.next = self.total_len.val() - self.strip_wide.val();
-            if self.in_last.val() {
-                if self.count.val() > self.strip.val() {
-                    self.h_count.d.next = self.count.val() - self.strip.val();
+            if self.r_last.q.val() {
+                if self.r_count.q.val() > self.strip.val() {
+                    self.h_count.d.next = self.r_count.q.val() - self.strip.val();
                 } else {
                     self.h_count.d.next = self.one7.val();
                 }

@@ -21,8 +21,9 @@ use rnic_spec::wire::eth::{ETHERTYPE_IPV6, ETHERTYPE_OFF, ETHERTYPE_VLAN, ETH_LE
 use rnic_spec::wire::ip::{IPV4_TOTAL_LEN_OFF, IPV6_LEN, IPV6_PAYLOAD_LEN_OFF};
 use rust_hdl::prelude::*;
 
-/// Cycles from a frame's last beat at the input to its verdict (1 masking stage + the CRC).
-pub const ICRC_LATENCY: usize = 1 + crate::crc::CRC_CHECK_LATENCY;
+/// Cycles from a frame's last beat at the input to its verdict (header stage, masking stage,
+/// the CRC).
+pub const ICRC_LATENCY: usize = 2 + crate::crc::CRC_CHECK_LATENCY;
 
 /// Header layouts, by index: 2 * vlan + ipv6.
 const LAYOUTS: [(bool, IpVersion); 4] =
@@ -34,174 +35,120 @@ fn wire16(v: u16) -> Bits<16> {
     bits::<16>(v.swap_bytes() as u64)
 }
 
-#[derive(LogicBlock)]
-pub struct IcrcCheck {
-    pub clock: Signal<In, Clock>,
-    pub in_valid: Signal<In, Bit>,
-    pub in_data: Signal<In, Bits<512>>,
-    /// Valid bytes of the beat, 1..=64.
-    pub in_count: Signal<In, Bits<7>>,
-    pub in_last: Signal<In, Bit>,
-    /// Pulses `ICRC_LATENCY` cycles after each frame's last beat.
-    pub out_valid: Signal<Out, Bit>,
-    pub out_ok: Signal<Out, Bit>,
-
-    crc: Crc32Check,
-    ethertype_off: Constant<Bits<9>>,
-    inner_type_off: Constant<Bits<9>>,
-    tpid: Constant<Bits<16>>,
-    ipv6_type: Constant<Bits<16>>,
-    /// Bit offset of the IP length field per layout.
-    len_off: [Constant<Bits<9>>; 4],
-    /// Bits forced to one per layout, beat 0 and beat 1: index 2 * layout + beat.
-    ones: [Constant<Bits<512>>; 8],
-    /// Bytes kept in beat 0 (those at and after the IP header), without / with VLAN.
-    keep_ip: [Constant<Bits<512>>; 2],
-    /// CRC start register without / with VLAN.
-    init: [Constant<Bits<32>>; 2],
-    l2_len: [Constant<Bits<17>>; 2],
-    ipv6_hdr_len: Constant<Bits<17>>,
-    low16: Constant<Bits<17>>,
-    low8: Constant<Bits<17>>,
-    beat17: Constant<Bits<17>>,
-    beat7: Constant<Bits<7>>,
-    zero17: Constant<Bits<17>>,
-    layout_id: [Constant<Bits<2>>; 4],
-
-    in_frame: DFF<Bit>,
-    next_is_beat1: DFF<Bit>,
-    offset: DFF<Bits<17>>,
-    ended: DFF<Bit>,
-    ctx_vlan: DFF<Bit>,
-    ctx_v6: DFF<Bit>,
-    ctx_end: DFF<Bits<17>>,
-    m_valid: DFF<Bit>,
-    m_first: DFF<Bit>,
-    m_last: DFF<Bit>,
-    m_init: DFF<Bits<32>>,
-    m_data: DFF<Bits<512>>,
-    m_count: DFF<Bits<7>>,
-    last_pipe: [DFF<Bit>; ICRC_LATENCY],
-    hold_ok: DFF<Bit>,
-
-    first: Signal<Local, Bit>,
-    vlan0: Signal<Local, Bit>,
-    v6_0: Signal<Local, Bit>,
-    len_raw: Signal<Local, Bits<17>>,
-    ip_len: Signal<Local, Bits<17>>,
-    vlan: Signal<Local, Bit>,
-    v6: Signal<Local, Bit>,
-    cover_end: Signal<Local, Bits<17>>,
-    base: Signal<Local, Bits<17>>,
-    remaining: Signal<Local, Bits<17>>,
-    cover_last: Signal<Local, Bit>,
-    count: Signal<Local, Bits<7>>,
-    feed: Signal<Local, Bit>,
-    data: Signal<Local, Bits<512>>,
-    layout0: Signal<Local, Bits<2>>,
-    layout: Signal<Local, Bits<2>>,
+fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(bits::<N>(v))
 }
 
-impl Default for IcrcCheck {
-    fn default() -> Self {
-        let prefix = crc32_update(INIT, &[0xFF; 8]);
-        let ones: [Constant<Bits<512>>; 8] = std::array::from_fn(|i| {
-            let (vlan, version) = LAYOUTS[i / 2];
-            let l2 = if vlan { ETH_VLAN_LEN } else { ETH_LEN };
-            let mut two_beats = vec![0u8; 2 * BEAT_BYTES];
-            icrc_mask(version, &mut two_beats[l2..]);
-            let beat = i % 2;
-            Constant::new(bits512_from_bytes(&two_beats[beat * BEAT_BYTES..(beat + 1) * BEAT_BYTES]))
-        });
-        let keep_ip = std::array::from_fn(|vlan| {
-            let l2 = if vlan == 1 { ETH_VLAN_LEN } else { ETH_LEN };
-            let bytes: Vec<u8> = (0..BEAT_BYTES).map(|i| if i >= l2 { 0xFF } else { 0 }).collect();
-            Constant::new(bits512_from_bytes(&bytes))
-        });
-        let len_off = std::array::from_fn(|i| {
+fn prefix_state(l2: usize) -> Constant<Bits<32>> {
+    c::<32>(crc32_rewind_zeros(crc32_update(INIT, &[0xFF; 8]), l2) as u64)
+}
+
+hdl_block! {
+    pub struct IcrcCheck {
+        pub clock: Signal<In, Clock>,
+        pub in_valid: Signal<In, Bit>,
+        pub in_data: Signal<In, Bits<512>>,
+        /// Valid bytes of the beat, 1..=64.
+        pub in_count: Signal<In, Bits<7>>,
+        pub in_last: Signal<In, Bit>,
+        /// Pulses `ICRC_LATENCY` cycles after each frame's last beat.
+        pub out_valid: Signal<Out, Bit>,
+        pub out_ok: Signal<Out, Bit>,
+
+        crc: Crc32Check,
+        ethertype_off: Constant<Bits<9>> = c::<9>(8 * ETHERTYPE_OFF as u64),
+        inner_type_off: Constant<Bits<9>> = c::<9>(8 * INNER_ETHERTYPE_OFF as u64),
+        tpid: Constant<Bits<16>> = Constant::new(wire16(ETHERTYPE_VLAN)),
+        ipv6_type: Constant<Bits<16>> = Constant::new(wire16(ETHERTYPE_IPV6)),
+        /// Bit offset of the IP length field per layout.
+        len_off: [Constant<Bits<9>>; 4] = std::array::from_fn(|i| {
             let (vlan, version) = LAYOUTS[i];
             let l2 = if vlan { ETH_VLAN_LEN } else { ETH_LEN };
             let field = match version {
                 IpVersion::V4 => IPV4_TOTAL_LEN_OFF,
                 IpVersion::V6 => IPV6_PAYLOAD_LEN_OFF,
             };
-            Constant::new(bits::<9>(8 * (l2 + field) as u64))
-        });
-        Self {
-            clock: Default::default(),
-            in_valid: Default::default(),
-            in_data: Default::default(),
-            in_count: Default::default(),
-            in_last: Default::default(),
-            out_valid: Default::default(),
-            out_ok: Default::default(),
-            crc: Default::default(),
-            ethertype_off: Constant::new(bits::<9>(8 * ETHERTYPE_OFF as u64)),
-            inner_type_off: Constant::new(bits::<9>(8 * INNER_ETHERTYPE_OFF as u64)),
-            tpid: Constant::new(wire16(ETHERTYPE_VLAN)),
-            ipv6_type: Constant::new(wire16(ETHERTYPE_IPV6)),
-            len_off,
-            ones,
-            keep_ip,
-            init: [
-                Constant::new(bits::<32>(crc32_rewind_zeros(prefix, ETH_LEN) as u64)),
-                Constant::new(bits::<32>(crc32_rewind_zeros(prefix, ETH_VLAN_LEN) as u64)),
-            ],
-            l2_len: [
-                Constant::new(bits::<17>(ETH_LEN as u64)),
-                Constant::new(bits::<17>(ETH_VLAN_LEN as u64)),
-            ],
-            ipv6_hdr_len: Constant::new(bits::<17>(IPV6_LEN as u64)),
-            low16: Constant::new(bits::<17>(0xFFFF)),
-            low8: Constant::new(bits::<17>(0xFF)),
-            beat17: Constant::new(bits::<17>(BEAT_BYTES as u64)),
-            beat7: Constant::new(bits::<7>(BEAT_BYTES as u64)),
-            zero17: Constant::new(bits::<17>(0)),
-            layout_id: numbers::<2, 4>(),
-            in_frame: Default::default(),
-            next_is_beat1: Default::default(),
-            offset: Default::default(),
-            ended: Default::default(),
-            ctx_vlan: Default::default(),
-            ctx_v6: Default::default(),
-            ctx_end: Default::default(),
-            m_valid: Default::default(),
-            m_first: Default::default(),
-            m_last: Default::default(),
-            m_init: Default::default(),
-            m_data: Default::default(),
-            m_count: Default::default(),
-            last_pipe: Default::default(),
-            hold_ok: Default::default(),
-            first: Default::default(),
-            vlan0: Default::default(),
-            v6_0: Default::default(),
-            len_raw: Default::default(),
-            ip_len: Default::default(),
-            vlan: Default::default(),
-            v6: Default::default(),
-            cover_end: Default::default(),
-            base: Default::default(),
-            remaining: Default::default(),
-            cover_last: Default::default(),
-            count: Default::default(),
-            feed: Default::default(),
-            data: Default::default(),
-            layout0: Default::default(),
-            layout: Default::default(),
-        }
+            c::<9>(8 * (l2 + field) as u64)
+        }),
+        /// Frame bytes before the IP length field counts from, per layout: the Ethernet header,
+        /// plus the IPv6 fixed header that its payload length leaves out.
+        len_base: [Constant<Bits<17>>; 4] = std::array::from_fn(|i| {
+            let (vlan, version) = LAYOUTS[i];
+            let l2 = if vlan { ETH_VLAN_LEN } else { ETH_LEN };
+            c::<17>((l2 + if version == IpVersion::V6 { IPV6_LEN } else { 0 }) as u64)
+        }),
+        /// Bits forced to one per layout, beat 0 and beat 1: index 2 * layout + beat.
+        ones: [Constant<Bits<512>>; 8] = std::array::from_fn(|i| {
+            let (vlan, version) = LAYOUTS[i / 2];
+            let l2 = if vlan { ETH_VLAN_LEN } else { ETH_LEN };
+            let mut two_beats = vec![0u8; 2 * BEAT_BYTES];
+            icrc_mask(version, &mut two_beats[l2..]);
+            let beat = i % 2;
+            Constant::new(bits512_from_bytes(&two_beats[beat * BEAT_BYTES..(beat + 1) * BEAT_BYTES]))
+        }),
+        /// Bytes kept in beat 0 (those at and after the IP header), without / with VLAN.
+        keep_ip: [Constant<Bits<512>>; 2] = std::array::from_fn(|vlan| {
+            let l2 = if vlan == 1 { ETH_VLAN_LEN } else { ETH_LEN };
+            let bytes: Vec<u8> = (0..BEAT_BYTES).map(|i| if i >= l2 { 0xFF } else { 0 }).collect();
+            Constant::new(bits512_from_bytes(&bytes))
+        }),
+        /// CRC start register without / with VLAN.
+        init: [Constant<Bits<32>>; 2] = [prefix_state(ETH_LEN), prefix_state(ETH_VLAN_LEN)],
+        low16: Constant<Bits<17>> = c::<17>(0xFFFF),
+        low8: Constant<Bits<17>> = c::<17>(0xFF),
+        beat17: Constant<Bits<17>> = c::<17>(BEAT_BYTES as u64),
+        beat7: Constant<Bits<7>> = c::<7>(BEAT_BYTES as u64),
+        layout_id: [Constant<Bits<2>>; 4] = numbers::<2, 4>(),
+
+        in_frame: DFF<Bit>,
+        next_is_second: DFF<Bit>,
+        ctx_layout: DFF<Bits<2>>,
+        ctx_end: DFF<Bits<17>>,
+        // Stage A: the beat with its frame's layout and coverage end.
+        a_valid: DFF<Bit>,
+        a_first: DFF<Bit>,
+        a_second: DFF<Bit>,
+        a_last: DFF<Bit>,
+        a_data: DFF<Bits<512>>,
+        a_count: DFF<Bits<7>>,
+        a_layout: DFF<Bits<2>>,
+        a_end: DFF<Bits<17>>,
+        // Stage M bookkeeping: coverage bytes left, coverage finished.
+        left: DFF<Bits<17>>,
+        ended: DFF<Bit>,
+        // Stage M: the masked beat for the CRC.
+        m_valid: DFF<Bit>,
+        m_first: DFF<Bit>,
+        m_last: DFF<Bit>,
+        m_init: DFF<Bits<32>>,
+        m_data: DFF<Bits<512>>,
+        m_count: DFF<Bits<7>>,
+        last_pipe: [DFF<Bit>; ICRC_LATENCY],
+        hold_ok: DFF<Bit>,
+
+        first: Signal<Local, Bit>,
+        vlan0: Signal<Local, Bit>,
+        v6_0: Signal<Local, Bit>,
+        layout0: Signal<Local, Bits<2>>,
+        len_raw: Signal<Local, Bits<17>>,
+        base_len: Signal<Local, Bits<17>>,
+        remaining: Signal<Local, Bits<17>>,
+        cover_last: Signal<Local, Bit>,
+        count: Signal<Local, Bits<7>>,
+        feed: Signal<Local, Bit>,
+        data: Signal<Local, Bits<512>>,
     }
 }
 
-// `last_pipe[4]` below is the last of ICRC_LATENCY stages (index expressions must be literals).
-const _: () = assert!(ICRC_LATENCY == 5);
+// `last_pipe[5]` below is the last of ICRC_LATENCY stages (index expressions must be literals).
+const _: () = assert!(ICRC_LATENCY == 6);
 
 impl Logic for IcrcCheck {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, in_frame, next_is_beat1, offset, ended, ctx_vlan, ctx_v6, ctx_end, m_valid,
-            m_first, m_last, m_init, m_data, m_count, hold_ok
+            self, clock, in_frame, next_is_second, ctx_layout, ctx_end, a_valid, a_first, a_second, a_last, a_data, a_count,
+            a_layout, a_end, left, ended, m_valid, m_first, m_last, m_init, m_data, m_count, hold_ok
         );
         for i in 0..ICRC_LATENCY {
             self.last_pipe[i].clock.next = self.clock.val();
@@ -209,9 +156,10 @@ impl Logic for IcrcCheck {
         for i in 1..ICRC_LATENCY {
             self.last_pipe[i].d.next = self.last_pipe[i - 1].q.val();
         }
-        self.first.next = !self.in_frame.q.val();
 
-        // First beat: header layout and where the ICRC coverage ends (after the ICRC).
+        // Stage A. On a frame's first beat: its layout, and where the ICRC coverage ends
+        // (Ethernet header + IP length, ICRC included); later beats reuse them.
+        self.first.next = !self.in_frame.q.val();
         self.vlan0.next = self.in_data.val().get_bits::<16>(self.ethertype_off.val().index()) == self.tpid.val();
         self.v6_0.next = self.in_data.val().get_bits::<16>(self.ethertype_off.val().index()) == self.ipv6_type.val();
         if self.vlan0.val() {
@@ -228,95 +176,83 @@ impl Logic for IcrcCheck {
             self.layout0.next = self.layout_id[3].val();
         }
         self.len_raw.next = self.in_data.val().get_bits::<17>(self.len_off[0].val().index());
+        self.base_len.next = self.len_base[0].val();
         for k in 1..4 {
             if self.layout0.val().index() == k {
                 self.len_raw.next = self.in_data.val().get_bits::<17>(self.len_off[k].val().index());
+                self.base_len.next = self.len_base[k].val();
             }
         }
-        // Big-endian on the wire: swap the two bytes.
-        self.ip_len.next = ((self.len_raw.val() & self.low8.val()) << 8)
-            | ((self.len_raw.val() & self.low16.val()) >> 8);
-        if self.v6_0.val() {
-            self.ip_len.next = ((self.len_raw.val() & self.low8.val()) << 8)
+        self.a_valid.d.next = self.in_valid.val();
+        self.a_first.d.next = self.first.val();
+        self.a_second.d.next = !self.first.val() & self.next_is_second.q.val();
+        self.a_last.d.next = self.in_last.val();
+        self.a_data.d.next = self.in_data.val();
+        self.a_count.d.next = self.in_count.val();
+        self.a_layout.d.next = self.ctx_layout.q.val();
+        self.a_end.d.next = self.ctx_end.q.val();
+        if self.first.val() {
+            self.a_layout.d.next = self.layout0.val();
+            // The length is big-endian on the wire: swap its two bytes.
+            self.a_end.d.next = ((self.len_raw.val() & self.low8.val()) << 8)
                 + ((self.len_raw.val() & self.low16.val()) >> 8)
-                + self.ipv6_hdr_len.val();
+                + self.base_len.val();
+        }
+        if self.in_valid.val() {
+            self.in_frame.d.next = !self.in_last.val();
+            self.next_is_second.d.next = self.first.val() & !self.in_last.val();
+            if self.first.val() {
+                self.ctx_layout.d.next = self.layout0.val();
+                self.ctx_end.d.next = ((self.len_raw.val() & self.low8.val()) << 8)
+                    + ((self.len_raw.val() & self.low16.val()) >> 8)
+                    + self.base_len.val();
+            }
         }
 
-        // Per beat: layout, coverage end and beat offset (from the first beat's context).
-        self.vlan.next = self.ctx_vlan.q.val();
-        self.v6.next = self.ctx_v6.q.val();
-        self.cover_end.next = self.ctx_end.q.val();
-        self.base.next = self.offset.q.val();
-        if self.first.val() {
-            self.vlan.next = self.vlan0.val();
-            self.v6.next = self.v6_0.val();
-            self.cover_end.next = self.ip_len.val() + self.l2_len[0].val();
-            if self.vlan0.val() {
-                self.cover_end.next = self.ip_len.val() + self.l2_len[1].val();
-            }
-            self.base.next = self.zero17.val();
+        // Stage M: how many bytes of this beat the coverage takes; masking.
+        self.remaining.next = self.left.q.val();
+        if self.a_first.q.val() {
+            self.remaining.next = self.a_end.q.val();
         }
-        self.remaining.next = self.cover_end.val() - self.base.val();
-        self.cover_last.next = (self.remaining.val() <= self.beat17.val()) | self.in_last.val();
+        self.cover_last.next = (self.remaining.val() <= self.beat17.val()) | self.a_last.q.val();
         self.count.next = self.beat7.val();
         if self.remaining.val() < self.beat17.val() {
             self.count.next = self.remaining.val().get_bits::<7>(0);
         }
-        if self.in_last.val() & (self.in_count.val() < self.count.val()) {
-            self.count.next = self.in_count.val();
+        if self.a_last.q.val() & (self.a_count.q.val() < self.count.val()) {
+            self.count.next = self.a_count.q.val();
         }
-        self.feed.next = self.in_valid.val() & (self.first.val() | !self.ended.q.val());
-
-        // Masking: zero the Ethernet header, force the variant fields to ones.
-        self.data.next = self.in_data.val();
-        if self.first.val() {
-            if self.vlan.val() {
-                self.data.next = self.in_data.val() & self.keep_ip[1].val();
-            } else {
-                self.data.next = self.in_data.val() & self.keep_ip[0].val();
+        self.feed.next = self.a_valid.q.val() & (self.a_first.q.val() | !self.ended.q.val());
+        self.data.next = self.a_data.q.val();
+        if self.a_first.q.val() {
+            self.data.next = self.a_data.q.val() & self.keep_ip[0].val();
+            if self.a_layout.q.val().get_bit(1) {
+                self.data.next = self.a_data.q.val() & self.keep_ip[1].val();
             }
         }
-        self.layout.next = self.layout_id[0].val();
-        if !self.vlan.val() & self.v6.val() {
-            self.layout.next = self.layout_id[1].val();
-        }
-        if self.vlan.val() & !self.v6.val() {
-            self.layout.next = self.layout_id[2].val();
-        }
-        if self.vlan.val() & self.v6.val() {
-            self.layout.next = self.layout_id[3].val();
-        }
         for k in 0..4 {
-            if self.layout.val().index() == k {
-                if self.first.val() {
+            if self.a_layout.q.val().index() == k {
+                if self.a_first.q.val() {
                     self.data.next = self.data.val() | self.ones[k * 2].val();
                 }
-                if self.next_is_beat1.q.val() & !self.first.val() {
+                if self.a_second.q.val() {
                     self.data.next = self.data.val() | self.ones[k * 2 + 1].val();
                 }
             }
         }
+        if self.a_valid.q.val() {
+            self.left.d.next = self.remaining.val() - self.beat17.val();
+            self.ended.d.next = (self.ended.q.val() & !self.a_first.q.val()) | (self.feed.val() & self.cover_last.val());
+        }
         self.m_valid.d.next = self.feed.val();
-        self.m_first.d.next = self.first.val();
+        self.m_first.d.next = self.a_first.q.val();
         self.m_last.d.next = self.cover_last.val();
         self.m_init.d.next = self.init[0].val();
-        if self.vlan.val() {
+        if self.a_layout.q.val().get_bit(1) {
             self.m_init.d.next = self.init[1].val();
         }
         self.m_data.d.next = self.data.val();
         self.m_count.d.next = self.count.val();
-
-        if self.in_valid.val() {
-            self.in_frame.d.next = !self.in_last.val();
-            self.next_is_beat1.d.next = self.first.val();
-            self.offset.d.next = self.base.val() + self.beat17.val();
-            self.ended.d.next = (self.ended.q.val() & !self.first.val()) | (self.feed.val() & self.cover_last.val());
-            if self.first.val() {
-                self.ctx_vlan.d.next = self.vlan0.val();
-                self.ctx_v6.d.next = self.v6_0.val();
-                self.ctx_end.d.next = self.cover_end.val();
-            }
-        }
 
         self.crc.clock.next = self.clock.val();
         self.crc.in_valid.next = self.m_valid.q.val();
@@ -331,7 +267,7 @@ impl Logic for IcrcCheck {
         if self.crc.out_valid.val() {
             self.hold_ok.d.next = self.crc.out_ok.val();
         }
-        self.out_valid.next = self.last_pipe[4].q.val();
+        self.out_valid.next = self.last_pipe[5].q.val();
         self.out_ok.next = self.hold_ok.q.val();
         if self.crc.out_valid.val() {
             self.out_ok.next = self.crc.out_ok.val();

@@ -3,14 +3,14 @@
 //!
 //! ```text
 //!  MAC AXIS ─► MacRx ─┬─► header capture ─► RxHeaderParse (5 cycles) ──┐ R
-//!   (no ready)        ├─► IcrcCheck (5 cycles after the last beat) ──┐ │
-//!                     └─► delay line (5 beats) ─► RxPayloadAlign ─► payload AXIS
+//!   (no ready)        ├─► IcrcCheck (6 cycles after the last beat) ──┐ │
+//!                     └─► delay line (6 beats) ─► RxPayloadAlign ─► payload AXIS
 //!                                           └──► verdict + record ─► rec_* , counters
 //! ```
 //!
 //! Timing is fixed relative to each frame's beats, so no per-frame queues are needed: the
 //! parser result for a frame appears exactly when the frame's header-complete beat leaves the
-//! 5-beat delay line, and stays until the next frame's does; the ICRC verdict appears exactly
+//! 6-beat delay line, and stays until the next frame's does; the ICRC verdict appears exactly
 //! when the frame's last beat leaves it. There the checks that need the whole frame (IP
 //! length against the frame length, FCS, ICRC) join the parser's, in the order `rnic-spec`
 //! specifies, and the record is registered.
@@ -29,7 +29,7 @@ use rnic_spec::wire::MIN_FRAME_NO_FCS;
 use rust_hdl::prelude::*;
 
 /// Beats between the MAC stage and the verdict: the parser's and the ICRC's latency.
-const DELAY: usize = 5;
+const DELAY: usize = 6;
 const _: () = assert!(DELAY == PARSE_LATENCY && DELAY == ICRC_LATENCY);
 /// Counters: index 0 counts accepted frames, index r counts drops with reason code r.
 pub const NUM_COUNTERS: usize = 16;
@@ -265,12 +265,14 @@ impl Logic for RoceRx {
         self.dlen[0].d.next = self.mac.out_len.val();
 
         self.align.clock.next = self.clock.val();
-        self.align.in_valid.next = self.dv[4].q.val();
-        self.align.in_data.next = self.dd[4].q.val();
-        self.align.in_count.next = self.dc[4].q.val();
-        self.align.in_last.next = self.dl[4].q.val();
-        self.align.in_hc.next = self.dhc[4].q.val() & self.parse.out_valid.val();
-        self.align.in_off.next = self.parse.out_payload_off.val();
+        self.align.in_valid.next = self.dv[5].q.val();
+        self.align.in_data.next = self.dd[5].q.val();
+        self.align.in_count.next = self.dc[5].q.val();
+        self.align.in_last.next = self.dl[5].q.val();
+        self.align.in_hc.next = self.dhc[5].q.val() & self.parse.out_valid.val();
+        self.align.in_beat1.next = self.parse.out_payload_beat1.val();
+        self.align.in_shift_right.next = self.parse.out_shift_right.val();
+        self.align.in_shift_left.next = self.parse.out_shift_left.val();
         self.align.in_len.next = self.parse.out_payload_len.val();
         self.align.in_end.next = self.parse.out_payload_end.val();
         self.align.in_emit.next = self.parse.out_emit.val();
@@ -282,10 +284,10 @@ impl Logic for RoceRx {
         self.pl_overflow.next = self.align.overflow.val();
 
         // Verdict, in the specified order (the last assignment wins).
-        self.frame_end.next = self.dv[4].q.val() & self.dl[4].q.val();
+        self.frame_end.next = self.dv[5].q.val() & self.dl[5].q.val();
         self.ip_length_bad.next = self.parse.out_ip_short.val()
-            | ((self.parse.out_ip_end.val() != self.dlen[4].q.val())
-                & !((self.dlen[4].q.val() == self.min_frame.val()) & (self.parse.out_ip_end.val() < self.min_frame.val())));
+            | ((self.parse.out_ip_end.val() != self.dlen[5].q.val())
+                & !((self.dlen[5].q.val() == self.min_frame.val()) & (self.parse.out_ip_end.val() < self.min_frame.val())));
         self.reason.next = self.ok.val();
         if !(self.icrc.out_valid.val() & self.icrc.out_ok.val()) {
             self.reason.next = self.r_bad_icrc.val();
@@ -299,14 +301,15 @@ impl Logic for RoceRx {
         if self.parse.out_reason_pre.val() != self.ok.val() {
             self.reason.next = self.parse.out_reason_pre.val();
         }
-        if self.dfcs[4].q.val() {
+        if self.dfcs[5].q.val() {
             self.reason.next = self.r_bad_fcs.val();
         }
-        if self.druntv[4].q.val() {
+        if self.druntv[5].q.val() {
             self.reason.next = self.r_runt.val();
         }
+        // Counted from the registered record, off the verdict's path.
         for i in 0..NUM_COUNTERS {
-            if self.frame_end.val() & (self.reason.val() == self.reason_id[i].val()) {
+            if self.r_valid.q.val() & (self.r_reason.q.val() == self.reason_id[i].val()) {
                 self.counters[i].d.next = self.counters[i].q.val() + self.one32.val();
             }
         }
@@ -321,7 +324,7 @@ impl Logic for RoceRx {
         self.r_valid.d.next = self.frame_end.val();
         if self.frame_end.val() {
             self.r_reason.d.next = self.reason.val();
-            self.r_frame_len.d.next = self.dlen[4].q.val();
+            self.r_frame_len.d.next = self.dlen[5].q.val();
             self.r_vlan.d.next = self.parse.out_vlan.val();
             self.r_vlan_tci.d.next = self.parse.out_vlan_tci.val();
             self.r_eth_dst.d.next = self.parse.out_eth_dst.val();

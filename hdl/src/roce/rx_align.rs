@@ -2,8 +2,8 @@
 //!
 //! The payload starts at byte `P` of the frame (54..=106: Ethernet, IP, UDP, BTH and extended
 //! headers), so output beat `k` takes the bytes from `P mod 64` on of input beat `k + P div 64`
-//! and the rest from the next input beat. The header parser's result (`in_off` = P,
-//! `in_len`, `in_emit`) arrives with the frame's header-complete beat (`in_hc`: its second
+//! and the rest from the next input beat. The header parser's result (`P` as `in_beat1` and
+//! the two shifts, `in_len`, `in_end`, `in_emit`) arrives with the frame's header-complete beat (`in_hc`: its second
 //! beat, or the first of a one-beat frame) and is latched for the rest of the frame.
 //!
 //! The pipeline cannot stall (a MAC has no backpressure), yet at a frame's end two output
@@ -34,9 +34,14 @@ hdl_block! {
         pub in_count: Signal<In, Bits<7>>,
         pub in_last: Signal<In, Bit>,
         pub in_hc: Signal<In, Bit>,
-        pub in_off: Signal<In, Bits<10>>,
+        /// The payload starts in the frame's second beat.
+        pub in_beat1: Signal<In, Bit>,
+        /// Bit shifts that bring the payload to byte 0: right for the beat it starts in, left
+        /// for the next.
+        pub in_shift_right: Signal<In, Bits<10>>,
+        pub in_shift_left: Signal<In, Bits<10>>,
         pub in_len: Signal<In, Bits<17>>,
-        /// Frame byte just past the payload (`in_off` + `in_len`).
+        /// Frame byte just past the payload.
         pub in_end: Signal<In, Bits<17>>,
         pub in_emit: Signal<In, Bit>,
 
@@ -48,9 +53,6 @@ hdl_block! {
         /// Sticky: the output FIFO overflowed (never expected).
         pub overflow: Signal<Out, Bit>,
 
-        beat10: Constant<Bits<10>> = c::<10>(BEAT_BYTES as u64),
-        bits512: Constant<Bits<10>> = c::<10>(512),
-        low6: Constant<Bits<10>> = c::<10>(63),
         beat17: Constant<Bits<17>> = c::<17>(BEAT_BYTES as u64),
         zero17: Constant<Bits<17>> = c::<17>(0),
         beat7: Constant<Bits<7>> = c::<7>(BEAT_BYTES as u64),
@@ -67,6 +69,7 @@ hdl_block! {
         base: DFF<Bits<17>>,
         prev: DFF<Bits<512>>,
         ctx_shift: DFF<Bits<10>>,
+        ctx_shift_l: DFF<Bits<10>>,
         ctx_j: DFF<Bit>,
         ctx_emit: DFF<Bit>,
         ctx_need: DFF<Bits<17>>,
@@ -83,6 +86,7 @@ hdl_block! {
         first: Signal<Local, Bit>,
         b: Signal<Local, Bits<2>>,
         shift: Signal<Local, Bits<10>>,
+        shift_l: Signal<Local, Bits<10>>,
         j: Signal<Local, Bit>,
         emit: Signal<Local, Bit>,
         need: Signal<Local, Bits<17>>,
@@ -118,7 +122,7 @@ impl Logic for RxPayloadAlign {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, in_frame, beat, base, prev, ctx_shift, ctx_j, ctx_emit, ctx_need, remaining, wp, rp,
+            self, clock, in_frame, beat, base, prev, ctx_shift, ctx_shift_l, ctx_j, ctx_emit, ctx_need, remaining, wp, rp,
             fill_level, overflowed
         );
         for i in 0..FIFO {
@@ -141,13 +145,15 @@ impl Logic for RxPayloadAlign {
             self.frame_base.next = self.zero17.val();
         }
         self.shift.next = self.ctx_shift.q.val();
+        self.shift_l.next = self.ctx_shift_l.q.val();
         self.j.next = self.ctx_j.q.val();
         self.emit.next = self.ctx_emit.q.val() & !self.first.val();
         self.need.next = self.ctx_need.q.val();
         self.rem.next = self.remaining.q.val();
         if self.in_hc.val() {
-            self.shift.next = (self.in_off.val() & self.low6.val()) << 3;
-            self.j.next = self.in_off.val() >= self.beat10.val();
+            self.shift.next = self.in_shift_right.val();
+            self.shift_l.next = self.in_shift_left.val();
+            self.j.next = self.in_beat1.val();
             self.emit.next = self.in_emit.val();
             self.need.next = self.in_end.val();
             self.rem.next = self.in_len.val();
@@ -158,7 +164,7 @@ impl Logic for RxPayloadAlign {
         self.do_a.next = self.active.val()
             & (((self.b.val() == self.beat_id[1].val()) & !self.j.val()) | (self.b.val() == self.beat_id[2].val())
                 | (self.b.val() == self.beat_id[3].val()));
-        self.a_data.next = (self.prev.q.val() >> self.shift.val()) | (self.in_data.val() << (self.bits512.val() - self.shift.val()));
+        self.a_data.next = (self.prev.q.val() >> self.shift.val()) | (self.in_data.val() << self.shift_l.val());
         self.a_count.next = self.beat7.val();
         if self.rem.val() < self.beat17.val() {
             self.a_count.next = self.rem.val().get_bits::<7>(0);
@@ -276,6 +282,7 @@ impl Logic for RxPayloadAlign {
                 self.remaining.d.next = self.zero17.val();
             }
             self.ctx_shift.d.next = self.shift.val();
+            self.ctx_shift_l.d.next = self.shift_l.val();
             self.ctx_j.d.next = self.j.val();
             self.ctx_emit.d.next = self.emit.val();
             self.ctx_need.d.next = self.need.val();

@@ -1,5 +1,5 @@
 //! Receive header parser: Ethernet / 802.1Q, IPv4 / IPv6, UDP, BTH and the extended transport
-//! headers, from the first two beats of a frame, in a 5-stage pipeline.
+//! headers, from the first two beats of a frame, in a 6-stage pipeline.
 //!
 //! The receive pipeline hands over the first 128 bytes of each frame (`in_h0`, `in_h1`) once
 //! they are known. Every header starts at one of a few fixed offsets (no VLAN / VLAN, IPv4 /
@@ -7,7 +7,7 @@
 //! every big-endian field is a plain constant slice (`stream::field_at`). Offsets, EtherTypes,
 //! the UDP port, the opcode table and the drop-reason codes all come from `rnic-spec`.
 //!
-//! Stages: 1 input registers and layer windows; 2 field extraction and the IPv4 checksum sum;
+//! Stages: 0 input registers; 1 layer windows; 2 field extraction and the IPv4 checksum sum;
 //! 3 opcode lookup, checksum fold, IP lengths; 4 the header checks; 5 outputs. The checks that
 //! need the frame length (IP length) or the end of the frame (ICRC, FCS) are left to the
 //! receive pipeline, which merges them in the specified order: `reason_pre` comes before the IP
@@ -27,7 +27,7 @@ use rnic_spec::wire::{MAX_PAYLOAD, ROCE_UDP_PORT};
 use rust_hdl::prelude::*;
 
 /// Cycles from `in_valid` to `out_valid`.
-pub const PARSE_LATENCY: usize = 5;
+pub const PARSE_LATENCY: usize = 6;
 /// Rows of the opcode table.
 pub const NUM_OPCODES: usize = 26;
 /// Distinct positions of ImmDt after the BTH across the opcode table.
@@ -111,8 +111,12 @@ hdl_block! {
         pub out_reason_pre: Signal<Out, Bits<5>>,
         pub out_reason_post: Signal<Out, Bits<5>>,
         pub out_payload_len: Signal<Out, Bits<17>>,
-        /// Byte offset of the payload in the frame.
-        pub out_payload_off: Signal<Out, Bits<10>>,
+        /// Where the payload starts in the frame, for the realigner: whether it starts in the
+        /// second beat, and the bit shifts that bring it to byte 0 (right for the beat it
+        /// starts in, left for the next).
+        pub out_payload_beat1: Signal<Out, Bit>,
+        pub out_shift_right: Signal<Out, Bits<10>>,
+        pub out_shift_left: Signal<Out, Bits<10>>,
         /// Frame byte just past the payload.
         pub out_payload_end: Signal<Out, Bits<17>>,
         /// The headers pass and the packet carries payload bytes.
@@ -207,6 +211,9 @@ hdl_block! {
         bth_min: Constant<Bits<17>> = c::<17>((UDP_LEN + BTH_LEN + ICRC_LEN) as u64),
         max_payload: Constant<Bits<17>> = c::<17>(MAX_PAYLOAD as u64),
         zero17: Constant<Bits<17>> = c::<17>(0),
+        beat10: Constant<Bits<10>> = c::<10>(64),
+        low6_10: Constant<Bits<10>> = c::<10>(63),
+        bits512: Constant<Bits<10>> = c::<10>(512),
         three17: Constant<Bits<17>> = c::<17>(3),
         roce_port: Constant<Bits<16>> = c::<16>(ROCE_UDP_PORT as u64),
         proto_udp: Constant<Bits<8>> = c::<8>(PROTO_UDP as u64),
@@ -226,6 +233,10 @@ hdl_block! {
         r_pad_length: Constant<Bits<5>> = c::<5>(DropReason::PadLength.code() as u64),
         r_payload_too_long: Constant<Bits<5>> = c::<5>(DropReason::PayloadTooLong.code() as u64),
 
+        // Stage 0
+        s0_valid: DFF<Bit>,
+        s0_h0: DFF<Bits<512>>,
+        s0_h1: DFF<Bits<512>>,
         // Stage 1
         s1_valid: DFF<Bit>,
         s1_h0: DFF<Bits<512>>,
@@ -343,7 +354,9 @@ hdl_block! {
         s5_reason_pre: DFF<Bits<5>>,
         s5_reason_post: DFF<Bits<5>>,
         s5_payload_len: DFF<Bits<17>>,
-        s5_payload_off: DFF<Bits<10>>,
+        s5_payload_beat1: DFF<Bit>,
+        s5_shift_right: DFF<Bits<10>>,
+        s5_shift_left: DFF<Bits<10>>,
         s5_payload_end: DFF<Bits<17>>,
         s5_emit: DFF<Bit>,
         // Stage 3 and 4 carry the transport fields unchanged; stage 4 copies.
@@ -390,16 +403,18 @@ hdl_block! {
         post: Signal<Local, Bits<5>>,
         ip_short: Signal<Local, Bit>,
         pad2: Signal<Local, Bits<2>>,
+        payload_off: Signal<Local, Bits<10>>,
+        shift_right: Signal<Local, Bits<10>>,
     }
 }
 
-const _: () = assert!(PARSE_LATENCY == 5);
+const _: () = assert!(PARSE_LATENCY == 6);
 
 impl Logic for RxHeaderParse {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, s1_valid, s1_h0, s1_h1, s2_valid, s2_vlan, s2_v4, s2_v6, s2_h0, s2_ip, s2_t, s3_valid,
+            self, clock, s0_valid, s0_h0, s0_h1, s1_valid, s1_h0, s1_h1, s2_valid, s2_vlan, s2_v4, s2_v6, s2_h0, s2_ip, s2_t, s3_valid,
             s3_vlan, s3_v4, s3_v6, s3_eth_dst, s3_eth_src, s3_tci, s3_v4_vihl, s3_v4_tos, s3_v4_len, s3_v4_frag,
             s3_v4_ttl, s3_v4_proto, s3_v4_src, s3_v4_dst, s3_v6_word0, s3_v6_len, s3_v6_next, s3_v6_hops,
             s3_v6_src, s3_v6_dst, s3_csum, s3_sport, s3_dport, s3_ulen, s3_opcode, s3_flags, s3_pkey, s3_ecnb,
@@ -410,7 +425,7 @@ impl Logic for RxHeaderParse {
             s5_tci, s5_dscp, s5_ecn, s5_ttl, s5_ip_src, s5_ip_dst, s5_sport, s5_opcode, s5_flags, s5_pkey,
             s5_ecnb, s5_dqp, s5_ackb, s5_psn, s5_va, s5_rkey, s5_dlen, s5_swap, s5_cmp, s5_syn, s5_msn, s5_aack,
             s5_imm, s5_ieth, s5_qkey, s5_sqp, s5_ip_end, s5_ip_short, s5_reason_pre, s5_reason_post,
-            s5_payload_len, s5_payload_off, s5_payload_end, s5_emit, s4_eth_dst, s4_eth_src, s4_tci, s4_sport, s4_dport,
+            s5_payload_len, s5_payload_beat1, s5_shift_right, s5_shift_left, s5_payload_end, s5_emit, s4_eth_dst, s4_eth_src, s4_tci, s4_sport, s4_dport,
             s4_ulen, s4_opcode, s4_flags, s4_pkey, s4_ecnb, s4_dqp, s4_ackb, s4_psn, s4_va, s4_rkey, s4_dlen,
             s4_swap, s4_cmp, s4_syn, s4_msn, s4_aack, s4_ieth, s4_qkey, s4_sqp
         );
@@ -419,12 +434,16 @@ impl Logic for RxHeaderParse {
             self.s3_imm[i].d.next = self.s3_imm[i].q.val();
         }
 
-        // Stage 1: layer windows by constant shifts.
-        self.s1_valid.d.next = self.in_valid.val();
+        // Stage 0: the two beats, registered where the pipeline picks them up.
+        self.s0_valid.d.next = self.in_valid.val();
         if self.in_valid.val() {
-            self.s1_h0.d.next = self.in_h0.val();
-            self.s1_h1.d.next = self.in_h1.val();
+            self.s0_h0.d.next = self.in_h0.val();
+            self.s0_h1.d.next = self.in_h1.val();
         }
+        // Stage 1: layer windows by constant shifts.
+        self.s1_valid.d.next = self.s0_valid.q.val();
+        self.s1_h0.d.next = self.s0_h0.q.val();
+        self.s1_h1.d.next = self.s0_h1.q.val();
         self.vlan.next = self.s1_h0.q.val().get_bits::<16>(self.ethertype_off.val().index()) == self.tpid.val();
         self.inner.next = self.s1_h0.q.val().get_bits::<16>(self.ethertype_off.val().index());
         if self.vlan.val() {
@@ -696,7 +715,11 @@ impl Logic for RxHeaderParse {
         self.s5_reason_pre.d.next = self.pre.val();
         self.s5_reason_post.d.next = self.post.val();
         self.s5_payload_len.d.next = self.payload_len.val();
-        self.s5_payload_off.d.next = self.s4_hdr.q.val() + self.s4_ext_len.q.val().get_bits::<10>(0);
+        self.payload_off.next = self.s4_hdr.q.val() + self.s4_ext_len.q.val().get_bits::<10>(0);
+        self.s5_payload_beat1.d.next = self.payload_off.val() >= self.beat10.val();
+        self.shift_right.next = (self.payload_off.val() & self.low6_10.val()) << 3;
+        self.s5_shift_right.d.next = self.shift_right.val();
+        self.s5_shift_left.d.next = self.bits512.val() - self.shift_right.val();
         self.s5_payload_end.d.next = self.s4_l2_len.q.val()
             + self.s4_l3_len.q.val()
             + self.transport_len17.val()
@@ -744,7 +767,9 @@ impl Logic for RxHeaderParse {
         self.out_reason_pre.next = self.s5_reason_pre.q.val();
         self.out_reason_post.next = self.s5_reason_post.q.val();
         self.out_payload_len.next = self.s5_payload_len.q.val();
-        self.out_payload_off.next = self.s5_payload_off.q.val();
+        self.out_payload_beat1.next = self.s5_payload_beat1.q.val();
+        self.out_shift_right.next = self.s5_shift_right.q.val();
+        self.out_shift_left.next = self.s5_shift_left.q.val();
         self.out_payload_end.next = self.s5_payload_end.q.val();
         self.out_emit.next = self.s5_emit.q.val();
     }
