@@ -63,6 +63,8 @@ hdl_block! {
         fill: [Constant<Bits<3>>; 3] = numbers::<3, 3>(),
         depth: Constant<Bits<3>> = c::<3>(FIFO as u64),
         zero512: Constant<Bits<512>> = Constant::new(Bits::default()),
+        byte_shift_r: Constant<Bits<10>> = c::<10>(0x1F8),
+        byte_shift_l: Constant<Bits<10>> = c::<10>(0x3F8),
 
         in_frame: DFF<Bit>,
         beat: DFF<Bits<2>>,
@@ -78,6 +80,15 @@ hdl_block! {
         e_count: [DFF<Bits<7>>; FIFO],
         e_last: [DFF<Bit>; FIFO],
         e_user: [DFF<Bit>; FIFO],
+        w_push0: DFF<Bit>,
+        w_push1: DFF<Bit>,
+        w_d0: DFF<Bits<512>>,
+        w_c0: DFF<Bits<7>>,
+        w_l0: DFF<Bit>,
+        w_u0: DFF<Bit>,
+        w_d1: DFF<Bits<512>>,
+        w_c1: DFF<Bits<7>>,
+        w_u1: DFF<Bit>,
         wp: DFF<Bits<2>>,
         rp: DFF<Bits<2>>,
         fill_level: DFF<Bits<3>>,
@@ -122,7 +133,7 @@ impl Logic for RxPayloadAlign {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, in_frame, beat, base, prev, ctx_shift, ctx_shift_l, ctx_j, ctx_emit, ctx_need, remaining, wp, rp,
+            self, clock, in_frame, beat, base, prev, ctx_shift, ctx_shift_l, ctx_j, ctx_emit, ctx_need, remaining, w_push0, w_push1, w_d0, w_c0, w_l0, w_u0, w_d1, w_c1, w_u1, wp, rp,
             fill_level, overflowed
         );
         for i in 0..FIFO {
@@ -164,7 +175,9 @@ impl Logic for RxPayloadAlign {
         self.do_a.next = self.active.val()
             & (((self.b.val() == self.beat_id[1].val()) & !self.j.val()) | (self.b.val() == self.beat_id[2].val())
                 | (self.b.val() == self.beat_id[3].val()));
-        self.a_data.next = (self.prev.q.val() >> self.shift.val()) | (self.in_data.val() << self.shift_l.val());
+        // Shifts are whole bytes: masking the amounts tells synthesis so (6 and 7 mux levels).
+        self.a_data.next = (self.prev.q.val() >> (self.shift.val() & self.byte_shift_r.val()))
+            | (self.in_data.val() << (self.shift_l.val() & self.byte_shift_l.val()));
         self.a_count.next = self.beat7.val();
         if self.rem.val() < self.beat17.val() {
             self.a_count.next = self.rem.val().get_bits::<7>(0);
@@ -184,7 +197,7 @@ impl Logic for RxPayloadAlign {
             & (self.rem_a.val() != self.zero17.val())
             & !self.before_payload.val();
         self.do_c.next = self.active.val() & self.in_last.val() & self.before_payload.val();
-        self.b_data.next = self.in_data.val() >> self.shift.val();
+        self.b_data.next = self.in_data.val() >> (self.shift.val() & self.byte_shift_r.val());
         self.b_count.next = self.beat7.val();
         if self.rem_a.val() < self.beat17.val() {
             self.b_count.next = self.rem_a.val().get_bits::<7>(0);
@@ -213,26 +226,36 @@ impl Logic for RxPayloadAlign {
             self.c0.next = self.one7.val();
             self.u0.next = true;
         }
+        // Registered between the shifters and the FIFO's write port.
+        self.w_push0.d.next = self.push0.val();
+        self.w_push1.d.next = self.push1.val();
+        self.w_d0.d.next = self.d0.val();
+        self.w_c0.d.next = self.c0.val();
+        self.w_l0.d.next = self.l0.val();
+        self.w_u0.d.next = self.u0.val();
+        self.w_d1.d.next = self.b_data.val();
+        self.w_c1.d.next = self.b_count.val();
+        self.w_u1.d.next = self.truncated.val();
         self.wp1.next = self.wp.q.val() + self.slot[1].val();
         for i in 0..FIFO {
-            if self.push0.val() & (self.wp.q.val() == self.slot[i].val()) {
-                self.e_data[i].d.next = self.d0.val();
-                self.e_count[i].d.next = self.c0.val();
-                self.e_last[i].d.next = self.l0.val();
-                self.e_user[i].d.next = self.u0.val();
+            if self.w_push0.q.val() & (self.wp.q.val() == self.slot[i].val()) {
+                self.e_data[i].d.next = self.w_d0.q.val();
+                self.e_count[i].d.next = self.w_c0.q.val();
+                self.e_last[i].d.next = self.w_l0.q.val();
+                self.e_user[i].d.next = self.w_u0.q.val();
             }
-            if self.push1.val() & (self.wp1.val() == self.slot[i].val()) {
-                self.e_data[i].d.next = self.b_data.val();
-                self.e_count[i].d.next = self.b_count.val();
+            if self.w_push1.q.val() & (self.wp1.val() == self.slot[i].val()) {
+                self.e_data[i].d.next = self.w_d1.q.val();
+                self.e_count[i].d.next = self.w_c1.q.val();
                 self.e_last[i].d.next = true;
-                self.e_user[i].d.next = self.truncated.val();
+                self.e_user[i].d.next = self.w_u1.q.val();
             }
         }
         self.pushes.next = self.fill[0].val();
-        if self.push0.val() {
+        if self.w_push0.q.val() {
             self.pushes.next = self.fill[1].val();
         }
-        if self.push1.val() {
+        if self.w_push1.q.val() {
             self.pushes.next = self.fill[2].val();
         }
         self.wp.d.next = self.wp.q.val() + self.pushes.val().get_bits::<2>(0);
