@@ -13,11 +13,9 @@
 //! Timing: input registered (stage 1: byte masking), data parities (stage 2), state feedback
 //! (stage 3), comparison (stage 4). `out_valid` pulses 4 cycles after the last beat's input.
 
+use crate::stream::{bits512_from_bytes, c, lanes, one_hot, BEAT_BYTES};
 use rnic_spec::wire::crc::{crc32_update, RESIDUE};
 use rust_hdl::prelude::*;
-
-/// Bytes per beat of the 512-bit datapath.
-pub const BEAT_BYTES: usize = 64;
 
 /// Input-to-verdict latency of [`Crc32Check`] in cycles.
 pub const CRC_CHECK_LATENCY: usize = 4;
@@ -79,33 +77,26 @@ fn beat_update(reg: u32, data: &[u8; BEAT_BYTES]) -> u32 {
     crc32_update(reg, data)
 }
 
-fn bits512(words: &[u64; 8]) -> Bits<512> {
-    let mut b: Bits<512> = Bits::default();
-    for (i, w) in words.iter().enumerate() {
-        b.set_bits::<64>(i * 64, bits::<64>(*w));
-    }
-    b
-}
 
 impl Default for Crc32Check {
     fn default() -> Self {
         // data_masks[i] has bit j set when input bit j flips CRC bit i.
-        let mut dmask = [[0u64; 8]; 32];
+        let mut dmask = [[0u8; BEAT_BYTES]; 32];
         for j in 0..512 {
             let mut beat = [0u8; BEAT_BYTES];
             beat[j / 8] = 1 << (j % 8);
-            let c = beat_update(0, &beat);
+            let crc = beat_update(0, &beat);
             for (i, m) in dmask.iter_mut().enumerate() {
-                if c >> i & 1 == 1 {
-                    m[j / 64] |= 1 << (j % 64);
+                if crc >> i & 1 == 1 {
+                    m[j / 8] |= 1 << (j % 8);
                 }
             }
         }
         let mut smask = [0u32; 32];
         for j in 0..32 {
-            let c = beat_update(1 << j, &[0; BEAT_BYTES]);
+            let crc = beat_update(1 << j, &[0; BEAT_BYTES]);
             for (i, m) in smask.iter_mut().enumerate() {
-                if c >> i & 1 == 1 {
+                if crc >> i & 1 == 1 {
                     *m |= 1 << j;
                 }
             }
@@ -120,19 +111,13 @@ impl Default for Crc32Check {
             in_count: Default::default(),
             out_valid: Default::default(),
             out_ok: Default::default(),
-            beat_bytes: Constant::new(bits::<7>(BEAT_BYTES as u64)),
+            beat_bytes: c::<7>(BEAT_BYTES as u64),
             zero: Constant::new(Bits::default()),
-            lane: std::array::from_fn(|i| {
-                let mut words = [0u64; 8];
-                words[i / 8] = 0xFF << (8 * (i % 8));
-                Constant::new(bits512(&words))
-            }),
-            data_masks: std::array::from_fn(|i| Constant::new(bits512(&dmask[i]))),
-            state_masks: std::array::from_fn(|i| Constant::new(bits::<32>(smask[i] as u64))),
-            residues: std::array::from_fn(|k| {
-                Constant::new(bits::<32>(crc32_update(RESIDUE, &vec![0; k]) as u64))
-            }),
-            one_hot: std::array::from_fn(|i| Constant::new(bits::<32>(1 << i))),
+            lane: lanes(),
+            data_masks: std::array::from_fn(|i| Constant::new(bits512_from_bytes(&dmask[i]))),
+            state_masks: std::array::from_fn(|i| c::<32>(smask[i] as u64)),
+            residues: std::array::from_fn(|k| c::<32>(crc32_update(RESIDUE, &vec![0; k]) as u64)),
+            one_hot: one_hot::<32>(),
             s1_valid: Default::default(),
             s1_first: Default::default(),
             s1_last: Default::default(),

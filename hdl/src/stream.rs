@@ -21,6 +21,17 @@ pub fn bits512_from_bytes(bytes: &[u8]) -> Bits<512> {
     b
 }
 
+/// An N-bit constant.
+pub fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(bits::<N>(v))
+}
+
+/// A big-endian 16-bit wire value (an EtherType, say) as it reads from `tdata` lanes, so raw
+/// fields compare against constants without swapping the data.
+pub fn wire16(v: u16) -> Constant<Bits<16>> {
+    Constant::new(bits::<16>(v.swap_bytes() as u64))
+}
+
 /// `lanes()[i]` has byte lane i set to 0xFF.
 pub fn lanes() -> [Constant<Bits<512>>; BEAT_BYTES] {
     std::array::from_fn(|i| {

@@ -15,7 +15,7 @@
 //! last beat, even when coverage ended earlier (Ethernet padding) or the frame is truncated.
 
 use crate::crc::Crc32Check;
-use crate::stream::{bits512_from_bytes, numbers, BEAT_BYTES};
+use crate::stream::{BEAT_BYTES, bits512_from_bytes, c, numbers, wire16};
 use rnic_spec::wire::crc::{crc32_rewind_zeros, crc32_update, icrc_mask, IpVersion, INIT};
 use rnic_spec::wire::eth::{ETHERTYPE_IPV6, ETHERTYPE_OFF, ETHERTYPE_VLAN, ETH_LEN, ETH_VLAN_LEN, INNER_ETHERTYPE_OFF};
 use rnic_spec::wire::ip::{IPV4_TOTAL_LEN_OFF, IPV6_LEN, IPV6_PAYLOAD_LEN_OFF};
@@ -29,15 +29,7 @@ pub const ICRC_LATENCY: usize = 2 + crate::crc::CRC_CHECK_LATENCY;
 const LAYOUTS: [(bool, IpVersion); 4] =
     [(false, IpVersion::V4), (false, IpVersion::V6), (true, IpVersion::V4), (true, IpVersion::V6)];
 
-/// 16-bit field at byte `off` as it appears in `tdata` (little-endian lanes): compare raw
-/// fields against byte-swapped constants instead of swapping the data.
-fn wire16(v: u16) -> Bits<16> {
-    bits::<16>(v.swap_bytes() as u64)
-}
 
-fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(bits::<N>(v))
-}
 
 fn prefix_state(l2: usize) -> Constant<Bits<32>> {
     c::<32>(crc32_rewind_zeros(crc32_update(INIT, &[0xFF; 8]), l2) as u64)
@@ -58,8 +50,8 @@ hdl_block! {
         crc: Crc32Check,
         ethertype_off: Constant<Bits<9>> = c::<9>(8 * ETHERTYPE_OFF as u64),
         inner_type_off: Constant<Bits<9>> = c::<9>(8 * INNER_ETHERTYPE_OFF as u64),
-        tpid: Constant<Bits<16>> = Constant::new(wire16(ETHERTYPE_VLAN)),
-        ipv6_type: Constant<Bits<16>> = Constant::new(wire16(ETHERTYPE_IPV6)),
+        tpid: Constant<Bits<16>> = wire16(ETHERTYPE_VLAN),
+        ipv6_type: Constant<Bits<16>> = wire16(ETHERTYPE_IPV6),
         /// Bit offset of the IP length field per layout.
         len_off: [Constant<Bits<9>>; 4] = std::array::from_fn(|i| {
             let (vlan, version) = LAYOUTS[i];
@@ -98,7 +90,7 @@ hdl_block! {
         low8: Constant<Bits<17>> = c::<17>(0xFF),
         beat17: Constant<Bits<17>> = c::<17>(BEAT_BYTES as u64),
         beat7: Constant<Bits<7>> = c::<7>(BEAT_BYTES as u64),
-        layout_id: [Constant<Bits<2>>; 4] = numbers::<2, 4>(),
+        layout_id: [Constant<Bits<2>>; 3] = numbers::<2, 3>(),
 
         in_frame: DFF<Bit>,
         next_is_second: DFF<Bit>,
@@ -165,15 +157,13 @@ impl Logic for IcrcCheck {
         if self.vlan0.val() {
             self.v6_0.next = self.in_data.val().get_bits::<16>(self.inner_type_off.val().index()) == self.ipv6_type.val();
         }
+        // Layout index: 2 * vlan + ipv6.
         self.layout0.next = self.layout_id[0].val();
-        if !self.vlan0.val() & self.v6_0.val() {
+        if self.v6_0.val() {
             self.layout0.next = self.layout_id[1].val();
         }
-        if self.vlan0.val() & !self.v6_0.val() {
-            self.layout0.next = self.layout_id[2].val();
-        }
-        if self.vlan0.val() & self.v6_0.val() {
-            self.layout0.next = self.layout_id[3].val();
+        if self.vlan0.val() {
+            self.layout0.next = self.layout0.val() | self.layout_id[2].val();
         }
         self.len_raw.next = self.in_data.val().get_bits::<17>(self.len_off[0].val().index());
         self.base_len.next = self.len_base[0].val();

@@ -23,9 +23,9 @@ use crate::mac::rx::MacRx;
 use crate::roce::icrc::{IcrcCheck, ICRC_LATENCY};
 use crate::roce::rx_align::RxPayloadAlign;
 use crate::roce::rx_parse::{RxHeaderParse, PARSE_LATENCY};
-use crate::stream::numbers;
 use rnic_spec::wire::rx::DropReason;
 use rnic_spec::wire::MIN_FRAME_NO_FCS;
+use crate::stream::{c, numbers};
 use rust_hdl::prelude::*;
 
 /// Beats between the MAC stage and the verdict: the parser's and the ICRC's latency.
@@ -35,9 +35,6 @@ const _: () = assert!(DELAY == PARSE_LATENCY && DELAY == ICRC_LATENCY);
 pub const NUM_COUNTERS: usize = 16;
 const _: () = assert!(DropReason::ALL.len() < NUM_COUNTERS);
 
-fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(bits::<N>(v))
-}
 
 hdl_block! {
     pub struct RoceRx {

@@ -17,14 +17,11 @@
 //! frame ends before its payload does (a length lie), the packet ends there with `out_user`
 //! set; the receive pipeline's verdict drops such frames anyway.
 
-use crate::stream::{numbers, one_hot, BEAT_BYTES};
+use crate::stream::{BEAT_BYTES, c, numbers, one_hot};
 use rust_hdl::prelude::*;
 
 const FIFO: usize = 4;
 
-fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(bits::<N>(v))
-}
 
 hdl_block! {
     pub struct RxPayloadAlign {

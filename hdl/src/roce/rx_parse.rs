@@ -13,7 +13,7 @@
 //! receive pipeline, which merges them in the specified order: `reason_pre` comes before the IP
 //! length check, `reason_post` after it (0 = passed).
 
-use crate::stream::{field_at, numbers, ByteReverse};
+use crate::stream::{ByteReverse, c, field_at, numbers, wire16};
 use rnic_spec::wire::eth::{
     ETHERTYPE_IPV4, ETHERTYPE_IPV6, ETHERTYPE_OFF, ETHERTYPE_VLAN, ETH_LEN, ETH_VLAN_LEN, INNER_ETHERTYPE_OFF,
     VLAN_TCI_OFF,
@@ -40,13 +40,7 @@ fn layout(i: usize) -> (usize, usize) {
     (l2, l3)
 }
 
-fn wire16(v: u16) -> Bits<16> {
-    bits::<16>(v.swap_bytes() as u64)
-}
 
-fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(bits::<N>(v))
-}
 
 /// Offsets of ImmDt from the end of the BTH that the opcode table uses.
 fn imm_positions() -> [usize; IMM_POSITIONS] {
@@ -128,9 +122,9 @@ hdl_block! {
 
         ethertype_off: Constant<Bits<9>> = c::<9>(8 * ETHERTYPE_OFF as u64),
         inner_type_off: Constant<Bits<9>> = c::<9>(8 * INNER_ETHERTYPE_OFF as u64),
-        tpid: Constant<Bits<16>> = Constant::new(wire16(ETHERTYPE_VLAN)),
-        ipv4_type: Constant<Bits<16>> = Constant::new(wire16(ETHERTYPE_IPV4)),
-        ipv6_type: Constant<Bits<16>> = Constant::new(wire16(ETHERTYPE_IPV6)),
+        tpid: Constant<Bits<16>> = wire16(ETHERTYPE_VLAN),
+        ipv4_type: Constant<Bits<16>> = wire16(ETHERTYPE_IPV4),
+        ipv6_type: Constant<Bits<16>> = wire16(ETHERTYPE_IPV6),
         /// Shifts that bring the IP header to byte 0: [h0 right, h1 left] per VLAN.
         ip_shift: [Constant<Bits<10>>; 4] = [
             c::<10>(8 * ETH_LEN as u64), c::<10>(8 * (64 - ETH_LEN) as u64),
@@ -141,7 +135,7 @@ hdl_block! {
             let (l2, l3) = layout(i / 2);
             if i % 2 == 0 { c::<10>(8 * (l2 + l3) as u64) } else { c::<10>(8 * (64 - l2 - l3) as u64) }
         }),
-        layout_id: [Constant<Bits<2>>; 4] = numbers::<2, 4>(),
+        layout_id: [Constant<Bits<2>>; 3] = numbers::<2, 3>(),
 
         f_eth_dst: Constant<Bits<9>> = field_at(0, 6),
         f_eth_src: Constant<Bits<9>> = field_at(6, 6),
@@ -450,15 +444,13 @@ impl Logic for RxHeaderParse {
             self.inner.next = self.s1_h0.q.val().get_bits::<16>(self.inner_type_off.val().index());
         }
         self.is_v6.next = self.inner.val() == self.ipv6_type.val();
+        // Layout index: 2 * vlan + ipv6.
         self.lay.next = self.layout_id[0].val();
-        if !self.vlan.val() & self.is_v6.val() {
+        if self.is_v6.val() {
             self.lay.next = self.layout_id[1].val();
         }
-        if self.vlan.val() & !self.is_v6.val() {
-            self.lay.next = self.layout_id[2].val();
-        }
-        if self.vlan.val() & self.is_v6.val() {
-            self.lay.next = self.layout_id[3].val();
+        if self.vlan.val() {
+            self.lay.next = self.lay.val() | self.layout_id[2].val();
         }
         self.s2_valid.d.next = self.s1_valid.q.val();
         self.s2_vlan.d.next = self.vlan.val();
