@@ -57,6 +57,10 @@ pub struct RxRecord {
     pub payload_sent: bool,
     /// That payload packet, once it has fully arrived, and whether it was marked as cut short.
     pub payload: Option<(Vec<u8>, bool)>,
+    /// The frame went out on the host path (not RoCE by its headers).
+    pub host_sent: bool,
+    /// That frame as the host path delivered it, and whether it was marked bad.
+    pub host: Option<(Vec<u8>, bool)>,
     /// Cycle at which the record came out.
     pub cycle: u64,
 }
@@ -78,6 +82,11 @@ struct Ports {
     pl_last: Port,
     pl_user: Port,
     pl_overflow: Port,
+    host_valid: Port,
+    host_data: Port,
+    host_keep: Port,
+    host_last: Port,
+    host_user: Port,
 }
 
 const RECORD_PORTS: &[&str] = &[
@@ -86,7 +95,7 @@ const RECORD_PORTS: &[&str] = &[
     "rec_bth_flags", "rec_pkey", "rec_fecn", "rec_becn", "rec_dest_qp", "rec_ack_req", "rec_psn", "rec_va",
     "rec_rkey", "rec_dma_len", "rec_swap_add", "rec_compare", "rec_aeth_syndrome", "rec_aeth_msn",
     "rec_atomic_ack", "rec_imm", "rec_ieth_rkey", "rec_qkey", "rec_src_qp", "rec_payload_len",
-    "rec_payload_sent",
+    "rec_payload_sent", "rec_host_sent",
 ];
 
 /// The receive pipeline in Verilator.
@@ -97,6 +106,9 @@ pub struct RxSim {
     /// Payload packets delivered but not yet matched to a record.
     payloads: std::collections::VecDeque<(Vec<u8>, bool)>,
     partial: Vec<u8>,
+    /// The same for the host path.
+    host_frames: std::collections::VecDeque<(Vec<u8>, bool)>,
+    host_partial: Vec<u8>,
     /// Cycle of the first beat of every frame fed, to measure latency.
     pub first_beat_cycles: Vec<u64>,
 }
@@ -125,9 +137,20 @@ impl RxSim {
             pl_last: m.port("pl_last")?,
             pl_user: m.port("pl_user")?,
             pl_overflow: m.port("pl_overflow")?,
+            host_valid: m.port("host_valid")?,
+            host_data: m.port("host_data")?,
+            host_keep: m.port("host_keep")?,
+            host_last: m.port("host_last")?,
+            host_user: m.port("host_user")?,
         };
         m.set(p.fcs_enable, fcs as u64);
-        Ok(RxSim { m, p, records: Vec::new(), payloads: Default::default(), partial: Vec::new(), first_beat_cycles: Vec::new() })
+        Ok(RxSim { m, p, records: Vec::new(),
+            payloads: Default::default(),
+            partial: Vec::new(),
+            host_frames: Default::default(),
+            host_partial: Vec::new(),
+            first_beat_cycles: Vec::new(),
+        })
     }
 
     pub fn model(&mut self) -> &mut Model {
@@ -163,6 +186,15 @@ impl RxSim {
             if self.m.get(self.p.pl_last) == 1 {
                 let cut = self.m.get(self.p.pl_user) == 1;
                 self.payloads.push_back((std::mem::take(&mut self.partial), cut));
+            }
+        }
+        if self.m.get(self.p.host_valid) == 1 {
+            let keep = self.m.get(self.p.host_keep);
+            let n = keep.count_ones() as usize;
+            self.host_partial.extend_from_slice(&self.m.get_bytes(self.p.host_data)[..n]);
+            if self.m.get(self.p.host_last) == 1 {
+                let bad = self.m.get(self.p.host_user) == 1;
+                self.host_frames.push_back((std::mem::take(&mut self.host_partial), bad));
             }
         }
         if self.m.get(self.p.rec_valid) == 1 {
@@ -209,16 +241,23 @@ impl RxSim {
                     "rec_src_qp" => r.src_qp = v as u32,
                     "rec_payload_len" => r.payload_len = v as usize,
                     "rec_payload_sent" => r.payload_sent = v == 1,
+                    "rec_host_sent" => r.host_sent = v == 1,
                     _ => unreachable!("record port {name}"),
                 }
             }
             self.records.push(r);
         }
-        // Records and payload packets come in frame order; a record can lead the end of its
-        // payload packet by a cycle or two.
+        // Records, payload packets and host frames come in frame order; a record can lead
+        // the end of its payload packet or host frame by a few cycles.
         while let Some(i) = self.records.iter().position(|r| r.payload_sent && r.payload.is_none()) {
             match self.payloads.pop_front() {
                 Some(p) => self.records[i].payload = Some(p),
+                None => break,
+            }
+        }
+        while let Some(i) = self.records.iter().position(|r| r.host_sent && r.host.is_none()) {
+            match self.host_frames.pop_front() {
+                Some(f) => self.records[i].host = Some(f),
                 None => break,
             }
         }

@@ -213,7 +213,7 @@ fn run(fcs_mode: bool, seed: u64, frames: usize) {
                 f.truncate(rng.gen_range(1..64));
             }
         }
-        expected.push(classify(&f, RxConfig { fcs: fcs_mode }));
+        expected.push((classify(&f, RxConfig { fcs: fcs_mode }), f.clone()));
         let gaps = rng.gen_bool(0.5);
         rx.send(&f, |_| if gaps && rng.gen_bool(0.2) { rng.gen_range(1..4) } else { 0 });
     }
@@ -223,8 +223,19 @@ fn run(fcs_mode: bool, seed: u64, frames: usize) {
     assert_eq!(records.len(), expected.len(), "one record per frame");
     let mut accepted = 0u64;
     let mut by_reason = std::collections::BTreeMap::new();
-    for (i, (r, e)) in records.iter().zip(&expected).enumerate() {
+    let mut host_frames = 0;
+    for (i, (r, (e, frame))) in records.iter().zip(&expected).enumerate() {
         assert_eq!(r.drop, e.verdict.err(), "frame {i}: verdict (code {})", r.reason_code);
+        // Not-RoCE frames leave whole, FCS stripped, on the host path; anything else sent there
+        // is marked bad.
+        if r.drop == Some(DropReason::NotRoce) {
+            let (bytes, bad) = r.host.as_ref().unwrap_or_else(|| panic!("frame {i}: not-RoCE frame not on the host path"));
+            let want = &frame[..frame.len() - if fcs_mode { 4 } else { 0 }];
+            assert_eq!((bytes.as_slice(), *bad), (want, false), "frame {i}: host path");
+            host_frames += 1;
+        } else if let Some((_, bad)) = &r.host {
+            assert!(bad, "frame {i}: {:?} frame on the host path not marked bad", r.drop);
+        }
         match e.verdict {
             Ok(()) => accepted += 1,
             Err(reason) => *by_reason.entry(reason).or_insert(0u64) += 1,
@@ -245,6 +256,7 @@ fn run(fcs_mode: bool, seed: u64, frames: usize) {
             }
         }
     }
+    assert!(host_frames > 100, "{host_frames} host frames");
     // Enough of each kind to mean something.
     assert!(accepted > frames as u64 / 3, "{accepted} accepted");
     for reason in [

@@ -3,4 +3,5 @@
 pub mod icrc;
 pub mod rx;
 pub mod rx_align;
+pub mod rx_host;
 pub mod rx_parse;

@@ -4,8 +4,9 @@
 //! ```text
 //!  MAC AXIS ─► MacRx ─┬─► header capture ─► RxHeaderParse (5 cycles) ──┐ R
 //!   (no ready)        ├─► IcrcCheck (6 cycles after the last beat) ──┐ │
-//!                     └─► delay line (6 beats) ─► RxPayloadAlign ─► payload AXIS
-//!                                           └──► verdict + record ─► rec_* , counters
+//!                     └─► delay line (6 beats) ─┬► RxPayloadAlign ─► payload AXIS (pl_*)
+//!                                               ├► RxHostPath ─► not-RoCE frames (host_*)
+//!                                               └► verdict + record ─► rec_*, counters
 //! ```
 //!
 //! Timing is fixed relative to each frame's beats, so no per-frame queues are needed: the
@@ -22,6 +23,7 @@
 use crate::mac::rx::MacRx;
 use crate::roce::icrc::{IcrcCheck, ICRC_LATENCY};
 use crate::roce::rx_align::RxPayloadAlign;
+use crate::roce::rx_host::RxHostPath;
 use crate::roce::rx_parse::{RxHeaderParse, PARSE_LATENCY};
 use rnic_spec::wire::rx::DropReason;
 use rnic_spec::wire::MIN_FRAME_NO_FCS;
@@ -100,10 +102,21 @@ hdl_block! {
         /// Sticky: the realigner's FIFO overflowed (never expected; tests check it).
         pub pl_overflow: Signal<Out, Bit>,
 
+        /// Frames that are not RoCE v2, whole (FCS stripped), for the host; `host_user` on the
+        /// last beat marks one that failed another check too.
+        pub host_valid: Signal<Out, Bit>,
+        pub host_data: Signal<Out, Bits<512>>,
+        pub host_keep: Signal<Out, Bits<64>>,
+        pub host_last: Signal<Out, Bit>,
+        pub host_user: Signal<Out, Bit>,
+        /// This frame went out on the host path.
+        pub rec_host_sent: Signal<Out, Bit>,
+
         mac: MacRx,
         icrc: IcrcCheck,
         parse: RxHeaderParse,
         align: RxPayloadAlign,
+        host: RxHostPath,
 
         zero512: Constant<Bits<512>> = Constant::new(Bits::default()),
         header_beat: [Constant<Bits<2>>; 3] = numbers::<2, 3>(),
@@ -113,6 +126,7 @@ hdl_block! {
         r_bad_fcs: Constant<Bits<5>> = c::<5>(DropReason::BadFcs.code() as u64),
         r_ip_length: Constant<Bits<5>> = c::<5>(DropReason::IpLength.code() as u64),
         r_bad_icrc: Constant<Bits<5>> = c::<5>(DropReason::BadIcrc.code() as u64),
+        r_not_roce: Constant<Bits<5>> = c::<5>(DropReason::NotRoce.code() as u64),
         reason_id: [Constant<Bits<5>>; NUM_COUNTERS] = numbers::<5, NUM_COUNTERS>(),
         counter_id: [Constant<Bits<4>>; NUM_COUNTERS] = numbers::<4, NUM_COUNTERS>(),
         one32: Constant<Bits<32>> = c::<32>(1),
@@ -164,6 +178,7 @@ hdl_block! {
         r_src_qp: DFF<Bits<24>>,
         r_payload_len: DFF<Bits<17>>,
         r_payload_sent: DFF<Bit>,
+        r_host_sent: DFF<Bit>,
 
         header_complete: Signal<Local, Bit>,
         frame_end: Signal<Local, Bit>,
@@ -180,7 +195,7 @@ impl Logic for RoceRx {
             r_eth_src, r_ipv6, r_dscp, r_ecn, r_ttl, r_ip_src, r_ip_dst, r_udp_src_port, r_opcode, r_bth_flags,
             r_pkey, r_fecn, r_becn, r_dest_qp, r_ack_req, r_psn, r_va, r_rkey, r_dma_len, r_swap_add, r_compare,
             r_aeth_syndrome, r_aeth_msn, r_atomic_ack, r_imm, r_ieth_rkey, r_qkey, r_src_qp, r_payload_len,
-            r_payload_sent
+            r_payload_sent, r_host_sent
         );
         for i in 0..DELAY {
             self.dv[i].clock.next = self.clock.val();
@@ -280,6 +295,20 @@ impl Logic for RoceRx {
         self.pl_user.next = self.align.out_user.val();
         self.pl_overflow.next = self.align.overflow.val();
 
+        self.host.clock.next = self.clock.val();
+        self.host.in_valid.next = self.dv[5].q.val();
+        self.host.in_data.next = self.dd[5].q.val();
+        self.host.in_count.next = self.dc[5].q.val();
+        self.host.in_last.next = self.dl[5].q.val();
+        self.host.in_hc.next = self.dhc[5].q.val() & self.parse.out_valid.val();
+        self.host.in_route.next = self.parse.out_host.val();
+        self.host.in_verdict_not_roce.next = self.r_reason.q.val() == self.r_not_roce.val();
+        self.host_valid.next = self.host.out_valid.val();
+        self.host_data.next = self.host.out_data.val();
+        self.host_keep.next = self.host.out_keep.val();
+        self.host_last.next = self.host.out_last.val();
+        self.host_user.next = self.host.out_user.val();
+
         // Verdict, in the specified order (the last assignment wins).
         self.frame_end.next = self.dv[5].q.val() & self.dl[5].q.val();
         self.ip_length_bad.next = self.parse.out_ip_short.val()
@@ -355,6 +384,7 @@ impl Logic for RoceRx {
             self.r_src_qp.d.next = self.parse.out_src_qp.val();
             self.r_payload_len.d.next = self.parse.out_payload_len.val();
             self.r_payload_sent.d.next = self.parse.out_emit.val();
+            self.r_host_sent.d.next = self.parse.out_host.val();
         }
         self.rec_valid.next = self.r_valid.q.val();
         self.rec_reason.next = self.r_reason.q.val();
@@ -392,5 +422,6 @@ impl Logic for RoceRx {
         self.rec_src_qp.next = self.r_src_qp.q.val();
         self.rec_payload_len.next = self.r_payload_len.q.val();
         self.rec_payload_sent.next = self.r_payload_sent.q.val();
+        self.rec_host_sent.next = self.r_host_sent.q.val();
     }
 }

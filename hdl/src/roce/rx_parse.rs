@@ -113,6 +113,8 @@ hdl_block! {
         pub out_shift_left: Signal<Out, Bits<10>>,
         /// Frame byte just past the payload.
         pub out_payload_end: Signal<Out, Bits<17>>,
+        /// The headers say the frame is not RoCE v2: it goes to the host path.
+        pub out_host: Signal<Out, Bit>,
         /// The headers pass and the packet carries payload bytes.
         pub out_emit: Signal<Out, Bit>,
 
@@ -353,6 +355,7 @@ hdl_block! {
         s5_shift_left: DFF<Bits<10>>,
         s5_payload_end: DFF<Bits<17>>,
         s5_emit: DFF<Bit>,
+        s5_host: DFF<Bit>,
         // Stage 3 and 4 carry the transport fields unchanged; stage 4 copies.
         s4_eth_dst: DFF<Bits<48>>,
         s4_eth_src: DFF<Bits<48>>,
@@ -419,7 +422,7 @@ impl Logic for RxHeaderParse {
             s5_tci, s5_dscp, s5_ecn, s5_ttl, s5_ip_src, s5_ip_dst, s5_sport, s5_opcode, s5_flags, s5_pkey,
             s5_ecnb, s5_dqp, s5_ackb, s5_psn, s5_va, s5_rkey, s5_dlen, s5_swap, s5_cmp, s5_syn, s5_msn, s5_aack,
             s5_imm, s5_ieth, s5_qkey, s5_sqp, s5_ip_end, s5_ip_short, s5_reason_pre, s5_reason_post,
-            s5_payload_len, s5_payload_beat1, s5_shift_right, s5_shift_left, s5_payload_end, s5_emit, s4_eth_dst, s4_eth_src, s4_tci, s4_sport, s4_dport,
+            s5_payload_len, s5_payload_beat1, s5_shift_right, s5_shift_left, s5_payload_end, s5_emit, s5_host, s4_eth_dst, s4_eth_src, s4_tci, s4_sport, s4_dport,
             s4_ulen, s4_opcode, s4_flags, s4_pkey, s4_ecnb, s4_dqp, s4_ackb, s4_psn, s4_va, s4_rkey, s4_dlen,
             s4_swap, s4_cmp, s4_syn, s4_msn, s4_aack, s4_ieth, s4_qkey, s4_sqp
         );
@@ -717,6 +720,8 @@ impl Logic for RxHeaderParse {
             + self.transport_len17.val()
             + self.s4_ext_len.q.val()
             + self.payload_len.val();
+        self.s5_host.d.next = (self.pre.val() == self.r_not_roce.val())
+            | ((self.pre.val() == self.ok.val()) & (self.post.val() == self.r_not_roce.val()));
         self.s5_emit.d.next = (self.pre.val() == self.ok.val())
             & !self.ip_short.val()
             & (self.post.val() == self.ok.val())
@@ -764,5 +769,6 @@ impl Logic for RxHeaderParse {
         self.out_shift_left.next = self.s5_shift_left.q.val();
         self.out_payload_end.next = self.s5_payload_end.q.val();
         self.out_emit.next = self.s5_emit.q.val();
+        self.out_host.next = self.s5_host.q.val();
     }
 }
