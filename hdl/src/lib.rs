@@ -32,5 +32,6 @@ macro_rules! hdl_block {
 pub mod crc;
 pub mod gen;
 pub mod mac;
+pub mod ram_fifo;
 pub mod roce;
 pub mod stream;

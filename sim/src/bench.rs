@@ -35,7 +35,7 @@ pub struct RxBench {
     pub sim_seconds: f64,
     /// Payload bytes per frame.
     pub payload: usize,
-    /// Payload bytes delivered on the payload stream, all frames.
+    /// Payload bytes delivered on the buffered payload output, all frames.
     pub payload_bytes: u64,
 }
 
@@ -101,7 +101,7 @@ pub fn rx_line_rate(size: usize, frames: usize) -> RxBench {
         latency_last_beat_final: last.cycle - (last_in - 1),
         sim_seconds,
         payload,
-        payload_bytes: records.iter().filter_map(|r| r.payload.as_ref()).map(|(p, _)| p.len() as u64).sum(),
+        payload_bytes: rx.delivered().iter().map(|(_, p)| p.len() as u64).sum(),
     }
 }
 

@@ -11,6 +11,8 @@ pub struct RxCounters {
     pub accepted: u64,
     /// `(reason, count)` for every reason, in code order.
     pub dropped: Vec<(DropReason, u64)>,
+    /// Accepted frames lost because the receive buffer was full.
+    pub no_buffer: u64,
 }
 
 /// What the pipeline reported for one frame.
@@ -53,10 +55,6 @@ pub struct RxRecord {
     pub qkey: u32,
     pub src_qp: u32,
     pub payload_len: usize,
-    /// The pipeline streamed a payload packet for this frame.
-    pub payload_sent: bool,
-    /// That payload packet, once it has fully arrived, and whether it was marked as cut short.
-    pub payload: Option<(Vec<u8>, bool)>,
     /// The frame went out on the host path (not RoCE by its headers).
     pub host_sent: bool,
     /// That frame as the host path delivered it, and whether it was marked bad.
@@ -76,12 +74,16 @@ struct Ports {
     counter: Port,
     rec: Vec<(&'static str, Port)>,
     rec_valid: Port,
-    pl_valid: Port,
-    pl_data: Port,
-    pl_keep: Port,
-    pl_last: Port,
-    pl_user: Port,
-    pl_overflow: Port,
+    out_rec_valid: Port,
+    out_rec_ready: Port,
+    out_rec_word0: Port,
+    out_rec_word1: Port,
+    out_pl_valid: Port,
+    out_pl_ready: Port,
+    out_pl_data: Port,
+    out_pl_keep: Port,
+    out_pl_last: Port,
+    fault: Port,
     host_valid: Port,
     host_data: Port,
     host_keep: Port,
@@ -95,7 +97,7 @@ const RECORD_PORTS: &[&str] = &[
     "rec_bth_flags", "rec_pkey", "rec_fecn", "rec_becn", "rec_dest_qp", "rec_ack_req", "rec_psn", "rec_va",
     "rec_rkey", "rec_dma_len", "rec_swap_add", "rec_compare", "rec_aeth_syndrome", "rec_aeth_msn",
     "rec_atomic_ack", "rec_imm", "rec_ieth_rkey", "rec_qkey", "rec_src_qp", "rec_payload_len",
-    "rec_payload_sent", "rec_host_sent",
+    "rec_host_sent",
 ];
 
 /// The receive pipeline in Verilator.
@@ -103,14 +105,73 @@ pub struct RxSim {
     m: Model,
     p: Ports,
     records: Vec<RxRecord>,
-    /// Payload packets delivered but not yet matched to a record.
-    payloads: std::collections::VecDeque<(Vec<u8>, bool)>,
+    /// Accepted frames as the buffered outputs delivered them: record, then payload.
+    delivered: Vec<(RxRecord, Vec<u8>)>,
+    /// Delivered records still waiting for their payload, and payload bytes so far.
+    awaiting: std::collections::VecDeque<RxRecord>,
+    payloads: std::collections::VecDeque<Vec<u8>>,
     partial: Vec<u8>,
+    /// Percent of cycles the consumer holds ready low on each output, and its RNG state.
+    backpressure: u32,
+    rng: u64,
     /// The same for the host path.
     host_frames: std::collections::VecDeque<(Vec<u8>, bool)>,
     host_partial: Vec<u8>,
     /// Cycle of the first beat of every frame fed, to measure latency.
     pub first_beat_cycles: Vec<u64>,
+}
+
+/// A buffered record, decoded with the spec's layout.
+fn unpack_record(words: &[Vec<u8>; 2], cycle: u64) -> RxRecord {
+    let field = |name: &str| -> u128 {
+        let (w, at, bits) = rnic_spec::wire::rx::record_field(name).expect("record field");
+        let mut v = 0u128;
+        for i in 0..bits {
+            let bit = at + i;
+            if words[w][bit / 8] >> (bit % 8) & 1 == 1 {
+                v |= 1 << i;
+            }
+        }
+        v
+    };
+    let mac = field("eth_src") as u64;
+    RxRecord {
+        drop: None,
+        reason_code: 0,
+        vlan: field("vlan") == 1,
+        vlan_tci: field("vlan_tci") as u16,
+        eth_src: mac.to_be_bytes()[2..8].try_into().expect("6"),
+        ipv6: field("ipv6") == 1,
+        dscp: field("dscp") as u8,
+        ecn: field("ecn") as u8,
+        ttl: field("ttl") as u8,
+        ip_src: field("ip_src"),
+        ip_dst: field("ip_dst"),
+        udp_src_port: field("udp_src_port") as u16,
+        opcode: field("opcode") as u8,
+        bth_flags: field("bth_flags") as u8,
+        pkey: field("pkey") as u16,
+        fecn: field("fecn") == 1,
+        becn: field("becn") == 1,
+        dest_qp: field("dest_qp") as u32,
+        ack_req: field("ack_req") == 1,
+        psn: field("psn") as u32,
+        va: field("va") as u64,
+        rkey: field("rkey") as u32,
+        dma_len: field("dma_len") as u32,
+        swap_add: field("swap_add") as u64,
+        compare: field("compare") as u64,
+        aeth_syndrome: field("aeth_syndrome") as u8,
+        aeth_msn: field("aeth_msn") as u32,
+        atomic_ack: field("atomic_ack") as u64,
+        imm: field("imm") as u32,
+        ieth_rkey: field("ieth_rkey") as u32,
+        qkey: field("qkey") as u32,
+        src_qp: field("src_qp") as u32,
+        payload_len: field("payload_len") as usize,
+        cycle,
+        ..Default::default()
+    }
 }
 
 fn bytes_to_u128(b: &[u8]) -> u128 {
@@ -131,12 +192,16 @@ impl RxSim {
             counter: m.port("counter")?,
             rec: RECORD_PORTS.iter().map(|n| Ok((*n, m.port(n)?))).collect::<Result<_, SimError>>()?,
             rec_valid: m.port("rec_valid")?,
-            pl_valid: m.port("pl_valid")?,
-            pl_data: m.port("pl_data")?,
-            pl_keep: m.port("pl_keep")?,
-            pl_last: m.port("pl_last")?,
-            pl_user: m.port("pl_user")?,
-            pl_overflow: m.port("pl_overflow")?,
+            out_rec_valid: m.port("out_rec_valid")?,
+            out_rec_ready: m.port("out_rec_ready")?,
+            out_rec_word0: m.port("out_rec_word0")?,
+            out_rec_word1: m.port("out_rec_word1")?,
+            out_pl_valid: m.port("out_pl_valid")?,
+            out_pl_ready: m.port("out_pl_ready")?,
+            out_pl_data: m.port("out_pl_data")?,
+            out_pl_keep: m.port("out_pl_keep")?,
+            out_pl_last: m.port("out_pl_last")?,
+            fault: m.port("fault")?,
             host_valid: m.port("host_valid")?,
             host_data: m.port("host_data")?,
             host_keep: m.port("host_keep")?,
@@ -145,8 +210,12 @@ impl RxSim {
         };
         m.set(p.fcs_enable, fcs as u64);
         Ok(RxSim { m, p, records: Vec::new(),
+            delivered: Vec::new(),
+            awaiting: Default::default(),
             payloads: Default::default(),
             partial: Vec::new(),
+            backpressure: 0,
+            rng: 0x9E37_79B9_7F4A_7C15,
             host_frames: Default::default(),
             host_partial: Vec::new(),
             first_beat_cycles: Vec::new(),
@@ -173,21 +242,58 @@ impl RxSim {
             }
             None => self.m.set(self.p.in_valid, 0),
         }
+        let (bp, a, b) = (self.backpressure, self.random_percent(), self.random_percent());
+        self.m.set(self.p.out_rec_ready, (a >= bp) as u64);
+        self.m.set(self.p.out_pl_ready, (b >= bp) as u64);
+        // A transfer happens at the coming edge where valid (a registered output) and ready
+        // are both high: take it now, before the edge moves the output on.
+        self.take_outputs();
         self.m.tick();
         self.collect();
     }
 
-    fn collect(&mut self) {
-        if self.m.get(self.p.pl_valid) == 1 {
-            let keep = self.m.get(self.p.pl_keep);
+    fn random_percent(&mut self) -> u32 {
+        // xorshift64: deterministic consumer behaviour without a dependency.
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        (self.rng % 100) as u32
+    }
+
+    /// Hold ready low on the record and payload outputs on about `percent` % of cycles.
+    pub fn set_backpressure(&mut self, percent: u32, seed: u64) {
+        self.backpressure = percent;
+        self.rng = seed | 1;
+    }
+
+    fn take_outputs(&mut self) {
+        if self.m.get(self.p.out_pl_valid) == 1 && self.m.get(self.p.out_pl_ready) == 1 {
+            let keep = self.m.get(self.p.out_pl_keep);
             let n = keep.count_ones() as usize;
             assert_eq!(keep, if n == 64 { u64::MAX } else { (1 << n) - 1 }, "payload tkeep not contiguous");
-            self.partial.extend_from_slice(&self.m.get_bytes(self.p.pl_data)[..n]);
-            if self.m.get(self.p.pl_last) == 1 {
-                let cut = self.m.get(self.p.pl_user) == 1;
-                self.payloads.push_back((std::mem::take(&mut self.partial), cut));
+            self.partial.extend_from_slice(&self.m.get_bytes(self.p.out_pl_data)[..n]);
+            if self.m.get(self.p.out_pl_last) == 1 {
+                self.payloads.push_back(std::mem::take(&mut self.partial));
             }
         }
+        if self.m.get(self.p.out_rec_valid) == 1 && self.m.get(self.p.out_rec_ready) == 1 {
+            let words = [self.m.get_bytes(self.p.out_rec_word0), self.m.get_bytes(self.p.out_rec_word1)];
+            self.awaiting.push_back(unpack_record(&words, self.m.cycles));
+        }
+        while let Some(r) = self.awaiting.front() {
+            if r.payload_len == 0 {
+                let r = self.awaiting.pop_front().expect("front");
+                self.delivered.push((r, Vec::new()));
+            } else if let Some(p) = self.payloads.pop_front() {
+                let r = self.awaiting.pop_front().expect("front");
+                self.delivered.push((r, p));
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn collect(&mut self) {
         if self.m.get(self.p.host_valid) == 1 {
             let keep = self.m.get(self.p.host_keep);
             let n = keep.count_ones() as usize;
@@ -240,21 +346,14 @@ impl RxSim {
                     "rec_qkey" => r.qkey = v as u32,
                     "rec_src_qp" => r.src_qp = v as u32,
                     "rec_payload_len" => r.payload_len = v as usize,
-                    "rec_payload_sent" => r.payload_sent = v == 1,
                     "rec_host_sent" => r.host_sent = v == 1,
                     _ => unreachable!("record port {name}"),
                 }
             }
             self.records.push(r);
         }
-        // Records, payload packets and host frames come in frame order; a record can lead
-        // the end of its payload packet or host frame by a few cycles.
-        while let Some(i) = self.records.iter().position(|r| r.payload_sent && r.payload.is_none()) {
-            match self.payloads.pop_front() {
-                Some(p) => self.records[i].payload = Some(p),
-                None => break,
-            }
-        }
+        // Records and host frames come in frame order; a record can lead the end of its host
+        // frame by a cycle or two.
         while let Some(i) = self.records.iter().position(|r| r.host_sent && r.host.is_none()) {
             match self.host_frames.pop_front() {
                 Some(f) => self.records[i].host = Some(f),
@@ -278,13 +377,15 @@ impl RxSim {
     }
 
     /// Idle until every frame fed so far has its record (or `max` cycles pass).
+    /// Idle until every frame fed so far has its record and the buffered outputs are empty
+    /// (or `max` cycles pass).
     pub fn drain(&mut self, frames: usize, max: u64) {
         let start = self.m.cycles;
-        while self.records.len() < frames && self.m.cycles - start < max {
+        let mut quiet = 0;
+        while (self.records.len() < frames || quiet < 16) && self.m.cycles - start < max {
             self.step(None);
-        }
-        for _ in 0..4 {
-            self.step(None);
+            let busy = self.m.get(self.p.out_rec_valid) == 1 || self.m.get(self.p.out_pl_valid) == 1;
+            quiet = if busy { 0 } else { quiet + 1 };
         }
     }
 
@@ -296,9 +397,14 @@ impl RxSim {
         std::mem::take(&mut self.records)
     }
 
-    /// The payload FIFO never overflowed.
-    pub fn overflowed(&self) -> bool {
-        self.m.get(self.p.pl_overflow) == 1
+    /// An internal assumption of the pipeline broke (it latches; never expected).
+    pub fn fault(&self) -> bool {
+        self.m.get(self.p.fault) == 1
+    }
+
+    /// Accepted frames delivered on the buffered outputs so far: record and payload.
+    pub fn delivered(&self) -> &[(RxRecord, Vec<u8>)] {
+        &self.delivered
     }
 
     pub fn counters(&mut self) -> RxCounters {
@@ -311,6 +417,9 @@ impl RxSim {
             self.step(None);
             c.dropped.push((r, self.m.get(self.p.counter)));
         }
+        self.m.set(self.p.counter_sel, 16);
+        self.step(None);
+        c.no_buffer = self.m.get(self.p.counter);
         c
     }
 }

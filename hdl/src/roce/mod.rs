@@ -3,5 +3,7 @@
 pub mod icrc;
 pub mod rx;
 pub mod rx_align;
+pub mod rx_buffer;
 pub mod rx_host;
 pub mod rx_parse;
+pub mod rx_record;

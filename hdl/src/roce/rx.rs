@@ -23,7 +23,9 @@
 use crate::mac::rx::MacRx;
 use crate::roce::icrc::{IcrcCheck, ICRC_LATENCY};
 use crate::roce::rx_align::RxPayloadAlign;
+use crate::roce::rx_buffer::RxBuffer;
 use crate::roce::rx_host::RxHostPath;
+use crate::roce::rx_record::{RecordWord0, RecordWord1};
 use crate::roce::rx_parse::{RxHeaderParse, PARSE_LATENCY};
 use rnic_spec::wire::rx::DropReason;
 use rnic_spec::wire::MIN_FRAME_NO_FCS;
@@ -48,8 +50,9 @@ hdl_block! {
         pub in_keep: Signal<In, Bits<64>>,
         pub in_last: Signal<In, Bit>,
         pub in_user: Signal<In, Bit>,
-        /// Selects the counter shown on `counter`.
-        pub counter_sel: Signal<In, Bits<4>>,
+        /// Selects the counter shown on `counter`: 0 accepted, 1..=15 drop reasons, 16 accepted
+        /// frames lost for lack of buffer.
+        pub counter_sel: Signal<In, Bits<5>>,
         pub counter: Signal<Out, Bits<32>>,
 
         /// One pulse per frame with its verdict and headers.
@@ -92,15 +95,21 @@ hdl_block! {
         /// This frame sent a payload packet on the payload stream.
         pub rec_payload_sent: Signal<Out, Bit>,
 
-        /// Payload of frames whose headers pass, aligned to byte 0; `pl_user` marks a packet cut
-        /// short by its frame. The frame's record arrives no earlier than its payload's last beat.
-        pub pl_valid: Signal<Out, Bit>,
-        pub pl_data: Signal<Out, Bits<512>>,
-        pub pl_keep: Signal<Out, Bits<64>>,
-        pub pl_last: Signal<Out, Bit>,
-        pub pl_user: Signal<Out, Bit>,
-        /// Sticky: the realigner's FIFO overflowed (never expected; tests check it).
-        pub pl_overflow: Signal<Out, Bit>,
+        /// Accepted frames, after the commit point (`RxBuffer`): a record channel (two words,
+        /// `rnic_spec::wire::rx::RECORD_WORD0/1`) and a payload channel, both valid/ready and in
+        /// frame order. Nothing of a dropped frame comes out here.
+        pub out_rec_valid: Signal<Out, Bit>,
+        pub out_rec_ready: Signal<In, Bit>,
+        pub out_rec_word0: Signal<Out, Bits<512>>,
+        pub out_rec_word1: Signal<Out, Bits<512>>,
+        pub out_pl_valid: Signal<Out, Bit>,
+        pub out_pl_ready: Signal<In, Bit>,
+        pub out_pl_data: Signal<Out, Bits<512>>,
+        pub out_pl_keep: Signal<Out, Bits<64>>,
+        pub out_pl_last: Signal<Out, Bit>,
+        /// Sticky: an internal assumption broke (realigner FIFO overflow, buffer ordering);
+        /// never expected, the tests check it.
+        pub fault: Signal<Out, Bit>,
 
         /// Frames that are not RoCE v2, whole (FCS stripped), for the host; `host_user` on the
         /// last beat marks one that failed another check too.
@@ -117,6 +126,9 @@ hdl_block! {
         parse: RxHeaderParse,
         align: RxPayloadAlign,
         host: RxHostPath,
+        word0: RecordWord0,
+        word1: RecordWord1,
+        buffer: RxBuffer,
 
         zero512: Constant<Bits<512>> = Constant::new(Bits::default()),
         header_beat: [Constant<Bits<2>>; 3] = numbers::<2, 3>(),
@@ -128,7 +140,7 @@ hdl_block! {
         r_bad_icrc: Constant<Bits<5>> = c::<5>(DropReason::BadIcrc.code() as u64),
         r_not_roce: Constant<Bits<5>> = c::<5>(DropReason::NotRoce.code() as u64),
         reason_id: [Constant<Bits<5>>; NUM_COUNTERS] = numbers::<5, NUM_COUNTERS>(),
-        counter_id: [Constant<Bits<4>>; NUM_COUNTERS] = numbers::<4, NUM_COUNTERS>(),
+        counter_id: [Constant<Bits<5>>; NUM_COUNTERS + 1] = numbers::<5, 17>(),
         one32: Constant<Bits<32>> = c::<32>(1),
 
         header_state: DFF<Bits<2>>,
@@ -142,6 +154,7 @@ hdl_block! {
         dfcs: [DFF<Bit>; DELAY],
         dlen: [DFF<Bits<17>>; DELAY],
         counters: [DFF<Bits<32>>; NUM_COUNTERS],
+        no_buffer_count: DFF<Bits<32>>,
         r_valid: DFF<Bit>,
         r_reason: DFF<Bits<5>>,
         r_frame_len: DFF<Bits<17>>,
@@ -191,7 +204,7 @@ impl Logic for RoceRx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, header_state, hdr0, r_valid, r_reason, r_frame_len, r_vlan, r_vlan_tci, r_eth_dst,
+            self, clock, header_state, hdr0, no_buffer_count, r_valid, r_reason, r_frame_len, r_vlan, r_vlan_tci, r_eth_dst,
             r_eth_src, r_ipv6, r_dscp, r_ecn, r_ttl, r_ip_src, r_ip_dst, r_udp_src_port, r_opcode, r_bth_flags,
             r_pkey, r_fecn, r_becn, r_dest_qp, r_ack_req, r_psn, r_va, r_rkey, r_dma_len, r_swap_add, r_compare,
             r_aeth_syndrome, r_aeth_msn, r_atomic_ack, r_imm, r_ieth_rkey, r_qkey, r_src_qp, r_payload_len,
@@ -288,12 +301,6 @@ impl Logic for RoceRx {
         self.align.in_len.next = self.parse.out_payload_len.val();
         self.align.in_end.next = self.parse.out_payload_end.val();
         self.align.in_emit.next = self.parse.out_emit.val();
-        self.pl_valid.next = self.align.out_valid.val();
-        self.pl_data.next = self.align.out_data.val();
-        self.pl_keep.next = self.align.out_keep.val();
-        self.pl_last.next = self.align.out_last.val();
-        self.pl_user.next = self.align.out_user.val();
-        self.pl_overflow.next = self.align.overflow.val();
 
         self.host.clock.next = self.clock.val();
         self.host.in_valid.next = self.dv[5].q.val();
@@ -339,12 +346,72 @@ impl Logic for RoceRx {
                 self.counters[i].d.next = self.counters[i].q.val() + self.one32.val();
             }
         }
+        if self.buffer.no_buffer.val() {
+            self.no_buffer_count.d.next = self.no_buffer_count.q.val() + self.one32.val();
+        }
         self.counter.next = self.counters[0].q.val();
         for i in 0..NUM_COUNTERS {
             if self.counter_sel.val() == self.counter_id[i].val() {
                 self.counter.next = self.counters[i].q.val();
             }
         }
+        if self.counter_sel.val() == self.counter_id[16].val() {
+            self.counter.next = self.no_buffer_count.q.val();
+        }
+
+        // The commit point: records packed, payload and verdicts into the buffer.
+        self.word0.opcode.next = self.r_opcode.q.val();
+        self.word0.bth_flags.next = self.r_bth_flags.q.val();
+        self.word0.pkey.next = self.r_pkey.q.val();
+        self.word0.fecn.next = self.r_fecn.q.val().into();
+        self.word0.becn.next = self.r_becn.q.val().into();
+        self.word0.ack_req.next = self.r_ack_req.q.val().into();
+        self.word0.dest_qp.next = self.r_dest_qp.q.val();
+        self.word0.psn.next = self.r_psn.q.val();
+        self.word0.payload_len.next = self.r_payload_len.q.val().get_bits::<13>(0);
+        self.word0.va.next = self.r_va.q.val();
+        self.word0.rkey.next = self.r_rkey.q.val();
+        self.word0.dma_len.next = self.r_dma_len.q.val();
+        self.word0.imm.next = self.r_imm.q.val();
+        self.word0.ieth_rkey.next = self.r_ieth_rkey.q.val();
+        self.word0.aeth_syndrome.next = self.r_aeth_syndrome.q.val();
+        self.word0.aeth_msn.next = self.r_aeth_msn.q.val();
+        self.word0.qkey.next = self.r_qkey.q.val();
+        self.word0.src_qp.next = self.r_src_qp.q.val();
+        self.word0.ipv6.next = self.r_ipv6.q.val().into();
+        self.word0.vlan.next = self.r_vlan.q.val().into();
+        self.word0.vlan_tci.next = self.r_vlan_tci.q.val();
+        self.word0.dscp.next = self.r_dscp.q.val();
+        self.word0.ecn.next = self.r_ecn.q.val();
+        self.word0.udp_src_port.next = self.r_udp_src_port.q.val();
+        self.word1.swap_add.next = self.r_swap_add.q.val();
+        self.word1.compare.next = self.r_compare.q.val();
+        self.word1.atomic_ack.next = self.r_atomic_ack.q.val();
+        self.word1.ip_src.next = self.r_ip_src.q.val();
+        self.word1.ip_dst.next = self.r_ip_dst.q.val();
+        self.word1.eth_src.next = self.r_eth_src.q.val();
+        self.word1.ttl.next = self.r_ttl.q.val();
+        self.buffer.clock.next = self.clock.val();
+        self.buffer.pl_valid.next = self.align.out_valid.val();
+        self.buffer.pl_data.next = self.align.out_data.val();
+        self.buffer.pl_keep.next = self.align.out_keep.val();
+        self.buffer.pl_last.next = self.align.out_last.val();
+        self.buffer.pl_user.next = self.align.out_user.val();
+        self.buffer.rec_valid.next = self.r_valid.q.val();
+        self.buffer.rec_accept.next = self.r_reason.q.val() == self.ok.val();
+        self.buffer.rec_payload.next = self.r_payload_sent.q.val();
+        self.buffer.rec_word0.next = self.word0.word.val();
+        self.buffer.rec_word1.next = self.word1.word.val();
+        self.buffer.out_rec_ready.next = self.out_rec_ready.val();
+        self.buffer.out_pl_ready.next = self.out_pl_ready.val();
+        self.out_rec_valid.next = self.buffer.out_rec_valid.val();
+        self.out_rec_word0.next = self.buffer.out_rec_word0.val();
+        self.out_rec_word1.next = self.buffer.out_rec_word1.val();
+        self.out_pl_valid.next = self.buffer.out_pl_valid.val();
+        self.out_pl_data.next = self.buffer.out_pl_data.val();
+        self.out_pl_keep.next = self.buffer.out_pl_keep.val();
+        self.out_pl_last.next = self.buffer.out_pl_last.val();
+        self.fault.next = self.align.overflow.val() | self.buffer.hazard.val();
 
         // The record.
         self.r_valid.d.next = self.frame_end.val();

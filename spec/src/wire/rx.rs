@@ -236,3 +236,74 @@ fn headers(frame: &[u8], packet: &mut Option<RocePacket>) -> Result<(), DropReas
     }
     Ok(())
 }
+
+/// The header record of an accepted packet as the receive pipeline hands it to the transport
+/// engines: two 512-bit words, fields packed from bit 0 upward in the order listed, each a
+/// plain number (big-endian wire fields already converted). IPv4 addresses sit in the low 32
+/// bits of the 128-bit address fields; VLAN TCI is 0 without a tag.
+pub const RECORD_WORD0: &[(&str, usize)] = &[
+    ("opcode", 8),
+    ("bth_flags", 8),
+    ("pkey", 16),
+    ("fecn", 1),
+    ("becn", 1),
+    ("ack_req", 1),
+    ("dest_qp", 24),
+    ("psn", 24),
+    ("payload_len", 13),
+    ("va", 64),
+    ("rkey", 32),
+    ("dma_len", 32),
+    ("imm", 32),
+    ("ieth_rkey", 32),
+    ("aeth_syndrome", 8),
+    ("aeth_msn", 24),
+    ("qkey", 32),
+    ("src_qp", 24),
+    ("ipv6", 1),
+    ("vlan", 1),
+    ("vlan_tci", 16),
+    ("dscp", 6),
+    ("ecn", 2),
+    ("udp_src_port", 16),
+];
+
+/// The second record word: atomic operands, addresses.
+pub const RECORD_WORD1: &[(&str, usize)] = &[
+    ("swap_add", 64),
+    ("compare", 64),
+    ("atomic_ack", 64),
+    ("ip_src", 128),
+    ("ip_dst", 128),
+    ("eth_src", 48),
+    ("ttl", 8),
+];
+
+/// Bit offset and width of a record field: `(word, offset, bits)`.
+pub fn record_field(name: &str) -> Option<(usize, usize, usize)> {
+    for (w, fields) in [RECORD_WORD0, RECORD_WORD1].iter().enumerate() {
+        let mut at = 0;
+        for &(n, bits) in fields.iter() {
+            if n == name {
+                return Some((w, at, bits));
+            }
+            at += bits;
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod record_tests {
+    use super::*;
+
+    #[test]
+    fn record_words_fit_a_beat() {
+        for fields in [RECORD_WORD0, RECORD_WORD1] {
+            assert!(fields.iter().map(|f| f.1).sum::<usize>() <= 512);
+        }
+        assert_eq!(record_field("psn"), Some((0, 8 + 8 + 16 + 3 + 24, 24)));
+        assert_eq!(record_field("ip_src"), Some((1, 192, 128)));
+        assert_eq!(record_field("nope"), None);
+    }
+}
