@@ -35,7 +35,7 @@ fn reference_model_matches_manifest() {
 #[test]
 fn rtl_matches_manifest() {
     for v in rnic_e2e::load() {
-        let (records, counters) = rnic_sim::rx::replay(&v.frames, v.fcs).expect("replay");
+        let (records, counters) = rnic_sim::rx::replay(&v.frames, v.fcs, None).expect("replay");
         assert_eq!(records.len(), v.frames.len());
         for (i, r) in records.iter().enumerate() {
             let got = match r.drop {

@@ -37,12 +37,14 @@ pub struct Report {
     pub cycles: u64,
 }
 
-/// Read `pcap` and replay it; `fcs` says the frames end with their Ethernet FCS.
-pub fn run(pcap: &Path, fcs: bool) -> Result<Report, SimRxError> {
+/// Read `pcap` and replay it; `fcs` says the frames end with their Ethernet FCS; `trace` names
+/// a VCD file for the waveform.
+pub fn run(pcap: &Path, fcs: bool, trace: Option<&Path>) -> Result<Report, SimRxError> {
     let path = pcap.display().to_string();
     let bytes = std::fs::read(pcap).map_err(|err| SimRxError::Read { path: path.clone(), err })?;
     let frames = rnic_sim::pcap::read(&bytes).map_err(|err| SimRxError::Capture { path, err })?;
-    let (records, counters) = rnic_sim::rx::replay(&frames, fcs).map_err(SimRxError::Sim)?;
+    let trace = trace.map(|t| t.display().to_string());
+    let (records, counters) = rnic_sim::rx::replay(&frames, fcs, trace.as_deref()).map_err(SimRxError::Sim)?;
     let cycles = records.last().map_or(0, |r| r.cycle);
     Ok(Report { records, counters, cycles })
 }

@@ -61,3 +61,18 @@ fn errors_name_the_problem_and_the_fix() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("--config is not supported yet"));
 }
+
+#[test]
+fn sim_rx_writes_a_waveform() {
+    let path = std::env::temp_dir().join(format!("rnic-cli-trace-{}.vcd", std::process::id()));
+    let out = rnic(&["sim", "rx", "--pcap", &vector("good_min_padded.pcap"), "--trace", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let vcd = std::fs::read_to_string(&path).expect("waveform written");
+    std::fs::remove_file(&path).ok();
+    assert!(vcd.contains("$enddefinitions"), "not a VCD file");
+    assert!(vcd.contains(" rec_valid "), "record signals missing from the waveform");
+
+    let out = rnic(&["sim", "rx", "--pcap", &vector("good_min_padded.pcap"), "--trace", "/nonexistent/dir/x.vcd"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("cannot open waveform file"));
+}

@@ -427,8 +427,13 @@ impl RxSim {
 /// Replay captured frames into a fresh receive pipeline, back to back, and return one record
 /// per frame plus the counters. Frames without FCS are padded to the Ethernet minimum first, as
 /// the sending MAC would have (`rnic_spec::wire::as_on_wire`).
-pub fn replay(frames: &[Vec<u8>], fcs: bool) -> Result<(Vec<RxRecord>, RxCounters), SimError> {
+///
+/// With `trace`, every signal of the pipeline is dumped as a VCD waveform to that path.
+pub fn replay(frames: &[Vec<u8>], fcs: bool, trace: Option<&str>) -> Result<(Vec<RxRecord>, RxCounters), SimError> {
     let mut rx = RxSim::new(fcs)?;
+    if let Some(path) = trace {
+        rx.model().trace(path)?;
+    }
     for f in frames {
         rx.send(&rnic_spec::wire::as_on_wire(f, fcs), |_| 0);
     }

@@ -55,6 +55,9 @@ struct RxArgs {
     /// One JSON object per frame per line, then a summary object.
     #[arg(long)]
     json: bool,
+    /// Write a VCD waveform of the whole receive pipeline to this file.
+    #[arg(long, value_name = "FILE.vcd")]
+    trace: Option<PathBuf>,
     /// NIC configuration (addresses, QPs, memory regions): not supported yet.
     #[arg(long, value_name = "NIC.toml")]
     config: Option<PathBuf>,
@@ -74,7 +77,7 @@ fn sim_rx(a: RxArgs) -> Result<(), String> {
                     exists; run without --pcap-out"
             .into());
     }
-    let report = rnic_driver::sim_rx::run(&a.pcap, a.fcs).map_err(|e| e.to_string())?;
+    let report = rnic_driver::sim_rx::run(&a.pcap, a.fcs, a.trace.as_deref()).map_err(|e| e.to_string())?;
     if a.json {
         print!("{}", report.json_lines());
     } else {
