@@ -22,7 +22,7 @@ use super::{Opcode, MAX_PAYLOAD, MIN_FRAME_NO_FCS, ROCE_UDP_PORT};
 pub enum DropReason {
     /// Shorter than the 64-byte Ethernet minimum (60 without FCS).
     Runt = 1,
-    /// Ethernet FCS mismatch.
+    /// Ethernet FCS mismatch (the RTL also reports a MAC-signalled receive error this way).
     BadFcs,
     /// Not IPv4/IPv6 over UDP to port 4791: leaves on the not-RoCE port (not an error).
     NotRoce,
