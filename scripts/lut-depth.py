@@ -96,5 +96,5 @@ if len(sys.argv) > 3:
         print("  path of %d levels, from %s to %s:" % (depth(end), net_name(inputs[path[-1]]), net_name(outputs_of(end))))
         for c in reversed(path):
             src = cells[c]["attributes"].get("src", "")
-            if "target/" in src:
-                print("    %-10s %s" % (cells[c]["type"], src.split("|")[0]))
+            where = src.split("|")[0] if "target/" in src else net_name(outputs_of(c))
+            print("    %-10s %s" % (cells[c]["type"], where))

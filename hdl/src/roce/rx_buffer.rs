@@ -64,7 +64,10 @@ hdl_block! {
         bit1: Constant<Bits<1>> = c::<1>(1),
         bit0: Constant<Bits<1>> = c::<1>(0),
         slot_id: [Constant<Bits<4>>; 16] = numbers::<4, 16>(),
-        q_fill: [Constant<Bits<3>>; 5] = numbers::<3, 5>(),
+        q_zero: Constant<Bits<3>> = c::<3>(0),
+        q_one: Constant<Bits<3>> = c::<3>(1),
+        q_full: Constant<Bits<3>> = c::<3>(4),
+        q_index: [Constant<Bits<2>>; 4] = numbers::<2, 4>(),
 
         /// Next payload write, and the committed end of the payload.
         wr_cur: DFF<Bits<10>>,
@@ -79,6 +82,8 @@ hdl_block! {
         q_payload: [DFF<Bit>; 4],
         q_slot: [DFF<Bit>; 4],
         q_count: DFF<Bits<3>>,
+        q_wp: DFF<Bits<2>>,
+        q_rp: DFF<Bits<2>>,
         /// The current payload packet lost a beat for lack of room, or was cut short.
         spoiled: DFF<Bit>,
         /// A payload packet is being written / has ended and awaits its decision.
@@ -98,7 +103,10 @@ hdl_block! {
         head_accept: Signal<Local, Bit>,
         head_payload: Signal<Local, Bit>,
         head_slot: Signal<Local, Bit>,
-        count_after: Signal<Local, Bits<3>>,
+        q_empty: Signal<Local, Bit>,
+        pop: Signal<Local, Bit>,
+        push: Signal<Local, Bit>,
+        rec_alloc_now: Signal<Local, Bit>,
         head_kept: Signal<Local, Bit>,
     }
 }
@@ -107,7 +115,7 @@ impl Logic for RxBuffer {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, wr_cur, wr_commit, rec_alloc, rec_decided, q_count, spoiled, in_packet, packet_done,
+            self, clock, wr_cur, wr_commit, rec_alloc, rec_decided, q_count, q_wp, q_rp, spoiled, in_packet, packet_done,
             dropped, hazard_seen
         );
         for i in 0..16 {
@@ -147,57 +155,65 @@ impl Logic for RxBuffer {
         if self.pl_valid.val() & !self.in_packet.q.val() & self.packet_done.q.val() {
             self.hazard_seen.d.next = true;
         }
-        if self.rec_valid.val() & (self.q_count.q.val() == self.q_fill[4].val()) {
-            self.hazard_seen.d.next = true;
-        }
 
         // Verdicts: a record slot if one is free, then into the queue.
         self.slot_free.next = (self.rec_alloc.q.val() - self.records.head.val()) != self.depth5.val();
-        self.records.wr_en.next = self.rec_valid.val() & self.slot_free.val();
+        self.rec_alloc_now.next = self.rec_valid.val() & self.slot_free.val();
+        self.records.wr_en.next = self.rec_alloc_now.val();
         self.records.wr_addr.next = self.rec_alloc.q.val().get_bits::<4>(0);
         self.records.wr_a.next = self.rec_word0.val();
         self.records.wr_b.next = self.rec_word1.val();
         self.records.wr_c.next = self.rec_alloc.q.val().get_bits::<4>(0);
 
         // The oldest verdict (or, with an empty queue, the arriving one) is decided once its
-        // payload packet has ended.
+        // payload packet has ended. The queue is a ring: arrivals go in at the write index
+        // whatever is decided, so its control stays shallow.
+        self.q_empty.next = self.q_count.q.val() == self.q_zero.val();
         self.head_accept.next = self.q_accept[0].q.val();
         self.head_payload.next = self.q_payload[0].q.val();
         self.head_slot.next = self.q_slot[0].q.val();
-        if self.q_count.q.val() == self.q_fill[0].val() {
+        for i in 1..4 {
+            if self.q_rp.q.val() == self.q_index[i].val() {
+                self.head_accept.next = self.q_accept[i].q.val();
+                self.head_payload.next = self.q_payload[i].q.val();
+                self.head_slot.next = self.q_slot[i].q.val();
+            }
+        }
+        if self.q_empty.val() {
             self.head_accept.next = self.rec_accept.val();
             self.head_payload.next = self.rec_payload.val();
             self.head_slot.next = self.slot_free.val();
         }
-        self.decide.next = ((self.q_count.q.val() != self.q_fill[0].val()) | self.rec_valid.val())
-            & (!self.head_payload.val() | self.done_now.val());
+        self.decide.next = (!self.q_empty.val() | self.rec_valid.val()) & (!self.head_payload.val() | self.done_now.val());
         self.commit.next = self.decide.val()
             & self.head_accept.val()
             & self.head_slot.val()
             & !(self.head_payload.val() & self.spoiled_now.val());
-
-        // Queue bookkeeping: pop the head when decided, push the arrival unless it was the head.
-        self.count_after.next = self.q_count.q.val();
-        if self.decide.val() & (self.q_count.q.val() != self.q_fill[0].val()) {
-            for i in 0..3 {
-                self.q_accept[i].d.next = self.q_accept[i + 1].q.val();
-                self.q_payload[i].d.next = self.q_payload[i + 1].q.val();
-                self.q_slot[i].d.next = self.q_slot[i + 1].q.val();
+        self.pop.next = self.decide.val() & !self.q_empty.val();
+        self.push.next = self.rec_valid.val() & !(self.decide.val() & self.q_empty.val());
+        for i in 0..4 {
+            if self.push.val() & (self.q_wp.q.val() == self.q_index[i].val()) {
+                self.q_accept[i].d.next = self.rec_accept.val();
+                self.q_payload[i].d.next = self.rec_payload.val();
+                self.q_slot[i].d.next = self.slot_free.val();
             }
-            self.count_after.next = self.q_count.q.val() - self.q_fill[1].val();
         }
-        if self.rec_valid.val() & !(self.decide.val() & (self.q_count.q.val() == self.q_fill[0].val())) {
-            for i in 0..4 {
-                if self.count_after.val() == self.q_fill[i].val() {
-                    self.q_accept[i].d.next = self.rec_accept.val();
-                    self.q_payload[i].d.next = self.rec_payload.val();
-                    self.q_slot[i].d.next = self.slot_free.val();
-                }
-            }
-            self.count_after.next = self.count_after.val() + self.q_fill[1].val();
+        if self.push.val() {
+            self.q_wp.d.next = self.q_wp.q.val() + self.q_index[1].val();
         }
-        self.q_count.d.next = self.count_after.val();
-        if self.rec_valid.val() & self.slot_free.val() {
+        if self.push.val() & (self.q_count.q.val() == self.q_full.val()) {
+            self.hazard_seen.d.next = true;
+        }
+        if self.pop.val() {
+            self.q_rp.d.next = self.q_rp.q.val() + self.q_index[1].val();
+        }
+        if self.push.val() & !self.pop.val() {
+            self.q_count.d.next = self.q_count.q.val() + self.q_one.val();
+        }
+        if self.pop.val() & !self.push.val() {
+            self.q_count.d.next = self.q_count.q.val() - self.q_one.val();
+        }
+        if self.rec_alloc_now.val() {
             self.rec_alloc.d.next = self.rec_alloc.q.val() + self.one5.val();
         }
 

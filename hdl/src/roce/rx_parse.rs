@@ -311,6 +311,8 @@ hdl_block! {
         s4_hdr: DFF<Bits<10>>,
         s4_known: DFF<Bit>,
         s4_ext_len: DFF<Bits<17>>,
+        s4_ext_short: DFF<Bit>,
+        s4_body: DFF<Bits<17>>,
         s4_payload_ok: DFF<Bit>,
         s4_imm: DFF<Bits<32>>,
         // Stage 5: outputs.
@@ -390,6 +392,7 @@ hdl_block! {
         fold1: Signal<Local, Bits<20>>,
         fold2: Signal<Local, Bits<20>>,
         opcode_imm: Signal<Local, Bits<2>>,
+        ext_len: Signal<Local, Bits<17>>,
         udp_payload: Signal<Local, Bits<17>>,
         body: Signal<Local, Bits<17>>,
         payload_len: Signal<Local, Bits<17>>,
@@ -418,7 +421,7 @@ impl Logic for RxHeaderParse {
             s3_dqp, s3_ackb, s3_psn, s3_va, s3_rkey, s3_dlen, s3_swap, s3_cmp, s3_syn, s3_msn, s3_aack, s3_ieth,
             s3_qkey, s3_sqp, s4_valid, s4_vlan, s4_v4, s4_v6, s4_version_ok, s4_csum_ok, s4_ihl_ok, s4_fragment,
             s4_proto_ok, s4_dscp, s4_ecn, s4_ttl, s4_ip_src, s4_ip_dst, s4_ip_len, s4_l3_len, s4_l2_len, s4_hdr,
-            s4_known, s4_ext_len, s4_payload_ok, s4_imm, s5_valid, s5_vlan, s5_ipv6, s5_eth_dst, s5_eth_src,
+            s4_known, s4_ext_len, s4_ext_short, s4_body, s4_payload_ok, s4_imm, s5_valid, s5_vlan, s5_ipv6, s5_eth_dst, s5_eth_src,
             s5_tci, s5_dscp, s5_ecn, s5_ttl, s5_ip_src, s5_ip_dst, s5_sport, s5_opcode, s5_flags, s5_pkey,
             s5_ecnb, s5_dqp, s5_ackb, s5_psn, s5_va, s5_rkey, s5_dlen, s5_swap, s5_cmp, s5_syn, s5_msn, s5_aack,
             s5_imm, s5_ieth, s5_qkey, s5_sqp, s5_ip_end, s5_ip_short, s5_reason_pre, s5_reason_post,
@@ -575,17 +578,21 @@ impl Logic for RxHeaderParse {
             self.s4_l3_len.d.next = self.l3_len[0].val();
         }
         self.s4_known.d.next = false;
-        self.s4_ext_len.d.next = self.zero17.val();
+        self.ext_len.next = self.zero17.val();
         self.s4_payload_ok.d.next = false;
         self.opcode_imm.next = self.imm_id[0].val();
         for i in 0..NUM_OPCODES {
             if self.s3_opcode.q.val() == self.op_code[i].val() {
                 self.s4_known.d.next = true;
-                self.s4_ext_len.d.next = self.op_ext_len[i].val();
+                self.ext_len.next = self.op_ext_len[i].val();
                 self.s4_payload_ok.d.next = self.op_payload[i].val();
                 self.opcode_imm.next = self.op_imm[i].val();
             }
         }
+        // Lengths after the extended headers, a stage ahead of the checks that use them.
+        self.s4_ext_len.d.next = self.ext_len.val();
+        self.s4_ext_short.d.next = self.s3_ulen.q.val() < (self.bth_min.val() + self.ext_len.val());
+        self.s4_body.d.next = self.s3_ulen.q.val() - self.bth_min.val() - self.ext_len.val();
         self.s4_imm.d.next = self.s3_imm[0].q.val();
         for i in 1..IMM_POSITIONS {
             if self.opcode_imm.val() == self.imm_id[i].val() {
@@ -633,8 +640,8 @@ impl Logic for RxHeaderParse {
         }
         self.ip_short.next = self.s4_ip_len.q.val() < self.s4_l3_len.q.val();
         self.udp_payload.next = self.s4_ip_len.q.val() - self.s4_l3_len.q.val();
-        self.ext_short.next = self.s4_ulen.q.val() < (self.bth_min.val() + self.s4_ext_len.q.val());
-        self.body.next = self.s4_ulen.q.val() - self.bth_min.val() - self.s4_ext_len.q.val();
+        self.ext_short.next = self.s4_ext_short.q.val();
+        self.body.next = self.s4_body.q.val();
         self.pad2.next = self.s4_flags.q.val().get_bits::<2>(4);
         self.pad.next = self.pad_values[0].val();
         for i in 1..4 {
