@@ -39,12 +39,17 @@ pub struct Crc32Check {
     /// The message ended with its correct little-endian CRC.
     pub out_ok: Signal<Out, Bit>,
 
-    beat_bytes: Constant<Bits<7>>,
     zero: Constant<Bits<512>>,
+    zero64: Constant<Bits<64>>,
+    zero32: Constant<Bits<32>>,
     lane: [Constant<Bits<512>>; 64],
     data_masks: [Constant<Bits<512>>; 32],
     state_masks: [Constant<Bits<32>>; 32],
-    residues: [Constant<Bits<32>>; 64],
+    /// `residue_lanes[b]` has bit k set when bit b of the residue after k zero bytes is set.
+    residue_lanes: [Constant<Bits<64>>; 32],
+    /// `pad_count[k]`: the byte count that leaves k bytes of a beat empty.
+    pad_count: [Constant<Bits<7>>; 64],
+    pad_hot: [Constant<Bits<64>>; 64],
     one_hot: [Constant<Bits<32>>; 32],
 
     s1_valid: DFF<Bit>,
@@ -52,13 +57,13 @@ pub struct Crc32Check {
     s1_last: DFF<Bit>,
     s1_init: DFF<Bits<32>>,
     s1_data: DFF<Bits<512>>,
-    s1_pad: DFF<Bits<7>>,
+    s1_pad: DFF<Bits<64>>,
     s2_valid: DFF<Bit>,
     s2_first: DFF<Bit>,
     s2_last: DFF<Bit>,
     s2_init: DFF<Bits<32>>,
     s2_contrib: DFF<Bits<32>>,
-    s2_pad: DFF<Bits<7>>,
+    s2_pad: DFF<Bits<64>>,
     s3_state: DFF<Bits<32>>,
     s3_last: DFF<Bit>,
     s3_expect: DFF<Bits<32>>,
@@ -66,6 +71,8 @@ pub struct Crc32Check {
     s4_ok: DFF<Bit>,
 
     keep: Signal<Local, Bits<512>>,
+    pad: Signal<Local, Bits<64>>,
+    residue_now: Signal<Local, Bits<32>>,
     contrib: Signal<Local, Bits<32>>,
     prev_state: Signal<Local, Bits<32>>,
     next_state: Signal<Local, Bits<32>>,
@@ -111,12 +118,18 @@ impl Default for Crc32Check {
             in_count: Default::default(),
             out_valid: Default::default(),
             out_ok: Default::default(),
-            beat_bytes: c::<7>(BEAT_BYTES as u64),
             zero: Constant::new(Bits::default()),
+            zero64: c::<64>(0),
+            zero32: c::<32>(0),
             lane: lanes(),
             data_masks: std::array::from_fn(|i| Constant::new(bits512_from_bytes(&dmask[i]))),
             state_masks: std::array::from_fn(|i| c::<32>(smask[i] as u64)),
-            residues: std::array::from_fn(|k| c::<32>(crc32_update(RESIDUE, &vec![0; k]) as u64)),
+            residue_lanes: std::array::from_fn(|b| {
+                let lanes = (0..64).filter(|&k| crc32_update(RESIDUE, &vec![0; k]) >> b & 1 == 1);
+                c::<64>(lanes.fold(0u64, |m, k| m | 1 << k))
+            }),
+            pad_count: std::array::from_fn(|k| c::<7>((BEAT_BYTES - k) as u64)),
+            pad_hot: std::array::from_fn(|k| c::<64>(1 << k)),
             one_hot: one_hot::<32>(),
             s1_valid: Default::default(),
             s1_first: Default::default(),
@@ -136,6 +149,8 @@ impl Default for Crc32Check {
             s4_valid: Default::default(),
             s4_ok: Default::default(),
             keep: Default::default(),
+            pad: Default::default(),
+            residue_now: Default::default(),
             contrib: Default::default(),
             prev_state: Default::default(),
             next_state: Default::default(),
@@ -163,7 +178,14 @@ impl Logic for Crc32Check {
             }
         }
         self.s1_data.d.next = self.in_data.val() & self.keep.val();
-        self.s1_pad.d.next = self.beat_bytes.val() - self.in_count.val();
+        // The number of empty bytes, one-hot, so the residue lookup is a row of ORs.
+        self.pad.next = self.zero64.val();
+        for k in 0..64 {
+            if self.in_count.val() == self.pad_count[k].val() {
+                self.pad.next = self.pad.val() | self.pad_hot[k].val();
+            }
+        }
+        self.s1_pad.d.next = self.pad.val();
 
         // Stage 2: the data's contribution, one parity per CRC bit.
         self.contrib.next = 0.into();
@@ -194,12 +216,13 @@ impl Logic for Crc32Check {
             self.s3_state.d.next = self.next_state.val();
         }
         self.s3_last.d.next = self.s2_valid.q.val() & self.s2_last.q.val();
-        self.s3_expect.d.next = self.residues[0].val();
-        for k in 0..64 {
-            if self.s2_pad.q.val().index() == k {
-                self.s3_expect.d.next = self.residues[k].val();
+        self.residue_now.next = self.zero32.val();
+        for b in 0..32 {
+            if (self.s2_pad.q.val() & self.residue_lanes[b].val()).any() {
+                self.residue_now.next = self.residue_now.val() | self.one_hot[b].val();
             }
         }
+        self.s3_expect.d.next = self.residue_now.val();
 
         // Stage 4: verdict.
         self.s4_valid.d.next = self.s3_last.q.val();
