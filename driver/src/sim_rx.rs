@@ -11,6 +11,7 @@ use std::path::Path;
 pub enum SimRxError {
     Read { path: String, err: std::io::Error },
     Capture { path: String, err: rnic_sim::pcap::PcapError },
+    EmptyFrame { path: String, index: usize },
     Sim(rnic_sim::SimError),
 }
 
@@ -21,6 +22,9 @@ impl std::fmt::Display for SimRxError {
                 write!(f, "cannot read {path}: {err} (give an existing pcap or pcapng file with --pcap)")
             }
             SimRxError::Capture { path, err } => write!(f, "{path}: {err}"),
+            SimRxError::EmptyFrame { path, index } => {
+                write!(f, "{path}: frame {index} is empty; a MAC delivers no empty frames (remove it from the capture)")
+            }
             SimRxError::Sim(e) => write!(f, "simulator: {e}"),
         }
     }
@@ -42,7 +46,10 @@ pub struct Report {
 pub fn run(pcap: &Path, fcs: bool, trace: Option<&Path>) -> Result<Report, SimRxError> {
     let path = pcap.display().to_string();
     let bytes = std::fs::read(pcap).map_err(|err| SimRxError::Read { path: path.clone(), err })?;
-    let frames = rnic_sim::pcap::read(&bytes).map_err(|err| SimRxError::Capture { path, err })?;
+    let frames = rnic_sim::pcap::read(&bytes).map_err(|err| SimRxError::Capture { path: path.clone(), err })?;
+    if let Some(index) = frames.iter().position(|f| f.is_empty()) {
+        return Err(SimRxError::EmptyFrame { path, index });
+    }
     let trace = trace.map(|t| t.display().to_string());
     let (records, counters) = rnic_sim::rx::replay(&frames, fcs, trace.as_deref()).map_err(SimRxError::Sim)?;
     let cycles = records.last().map_or(0, |r| r.cycle);

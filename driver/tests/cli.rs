@@ -57,6 +57,14 @@ fn errors_name_the_problem_and_the_fix() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("not a pcap or pcapng file"));
 
+    // A capture with an empty frame.
+    let empty = std::env::temp_dir().join(format!("rnic-cli-empty-{}.pcap", std::process::id()));
+    std::fs::write(&empty, rnic_sim::pcap::write(&[(0, vec![0u8; 60]), (1000, vec![])])).unwrap();
+    let out = rnic(&["sim", "rx", "--pcap", empty.to_str().unwrap(), "--fcs"]);
+    std::fs::remove_file(&empty).ok();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("frame 1 is empty"));
+
     let out = rnic(&["sim", "rx", "--pcap", &vector("good_fcs.pcap"), "--config", "nic.toml"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("--config is not supported yet"));

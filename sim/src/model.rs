@@ -30,6 +30,8 @@ pub enum SimError {
     UnknownTop(String),
     UnknownPort { top: &'static str, port: String },
     Trace(String),
+    /// The model did not answer every frame it was given (a hardware bug, or an empty frame).
+    MissingRecords { frames: usize, records: usize },
 }
 
 impl std::fmt::Display for SimError {
@@ -38,6 +40,9 @@ impl std::fmt::Display for SimError {
             SimError::UnknownTop(t) => write!(f, "no Verilator model named {t}"),
             SimError::UnknownPort { top, port } => write!(f, "{top} has no port {port}"),
             SimError::Trace(p) => write!(f, "cannot open waveform file {p}"),
+            SimError::MissingRecords { frames, records } => {
+                write!(f, "{frames} frames went in but {records} verdicts came out")
+            }
         }
     }
 }
