@@ -73,7 +73,7 @@ hdl_block! {
         ones: [Constant<Bits<512>>; 8] = std::array::from_fn(|i| {
             let (vlan, version) = LAYOUTS[i / 2];
             let l2 = if vlan { ETH_VLAN_LEN } else { ETH_LEN };
-            let mut two_beats = vec![0u8; 2 * BEAT_BYTES];
+            let mut two_beats = [0u8; 2 * BEAT_BYTES];
             icrc_mask(version, &mut two_beats[l2..]);
             let beat = i % 2;
             Constant::new(bits512_from_bytes(&two_beats[beat * BEAT_BYTES..(beat + 1) * BEAT_BYTES]))

@@ -33,6 +33,8 @@ pub struct EthHeader {
 }
 
 impl EthHeader {
+    /// Header length on the wire: 14, or 18 with a VLAN tag.
+    #[allow(clippy::len_without_is_empty)]
     pub fn len(&self) -> usize {
         if self.vlan.is_some() {
             ETH_VLAN_LEN

@@ -18,6 +18,8 @@ pub enum ExtHeader {
 }
 
 impl ExtHeader {
+    /// Header length in bytes.
+    #[allow(clippy::len_without_is_empty)]
     pub const fn len(self) -> usize {
         match self {
             ExtHeader::Reth => ib::RETH_LEN,

@@ -219,7 +219,7 @@ fn headers(frame: &[u8], packet: &mut Option<RocePacket>) -> Result<(), DropReas
         ext,
         payload: body[..payload_len].to_vec(),
     });
-    if body.len() % 4 != 0 || pad > body.len() || (!op.payload && !body.is_empty()) {
+    if !body.len().is_multiple_of(4) || pad > body.len() || (!op.payload && !body.is_empty()) {
         return Err(D::PadLength);
     }
     if payload_len > MAX_PAYLOAD {
