@@ -1,8 +1,8 @@
 //! Builds a Verilator model of every RTL top in `rnic_hdl::gen::TOPS`:
 //! Verilog from the generator → `verilator --cc` → C++ compiled with the `cc` crate, plus a small
 //! generated `extern "C"` shim per top (new/free/eval/set/get by port index, VCD tracing).
-//! Unchanged Verilog is not verilated or compiled again: the previous objects in OUT_DIR are
-//! reused.
+//! Unchanged Verilog (with an unchanged build.rs) is not verilated or compiled again: the
+//! previous objects in OUT_DIR are reused.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -109,7 +109,16 @@ fn build_top(top: &str, out: &Path, root: &Path) -> String {
     std::fs::create_dir_all(&dir).unwrap();
     let vfile = dir.join(format!("{top}.v"));
     let lib = dir.join(format!("lib{top}_model.a"));
-    let unchanged = std::fs::read_to_string(&vfile).ok().as_deref() == Some(verilog.as_str()) && lib.exists();
+    // The model is rebuilt when the Verilog or this recipe (build.rs itself) changes.
+    let key = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        verilog.hash(&mut h);
+        include_str!("build.rs").hash(&mut h);
+        format!("{:016x}", h.finish())
+    };
+    let key_file = dir.join("model.key");
+    let unchanged = std::fs::read_to_string(&key_file).ok().as_deref() == Some(key.as_str()) && lib.exists();
     let ports = ports(&verilog);
     if !unchanged {
         std::fs::write(&vfile, &verilog).unwrap();
@@ -151,6 +160,7 @@ fn build_top(top: &str, out: &Path, root: &Path) -> String {
         cpp.sort();
         build.files(cpp);
         build.compile(&format!("{top}_model"));
+        std::fs::write(&key_file, &key).unwrap();
     }
     println!("cargo:rustc-link-search=native={}", dir.display());
     println!("cargo:rustc-link-lib=static={top}_model");
