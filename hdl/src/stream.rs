@@ -8,7 +8,6 @@
 use rust_hdl::prelude::*;
 
 pub const BEAT_BYTES: usize = 64;
-pub const BEAT_BITS: usize = 512;
 
 /// A 512-bit value from its bytes (byte 0 = bits 7:0).
 pub fn bits512_from_bytes(bytes: &[u8]) -> Bits<512> {
@@ -97,4 +96,30 @@ pub fn field_bit(off: usize, len: usize) -> usize {
 /// [`field_bit`] as a constant for `get_bits` offsets.
 pub fn field_at(off: usize, len: usize) -> Constant<Bits<9>> {
     Constant::new(bits::<9>(field_bit(off, len) as u64))
+}
+
+/// `tkeep` from a byte count (1..=64): lanes below the count are kept.
+#[derive(LogicBlock)]
+pub struct KeepFromCount {
+    pub count: Signal<In, Bits<7>>,
+    pub tkeep: Signal<Out, Bits<64>>,
+    lane: [Constant<Bits<64>>; BEAT_BYTES],
+}
+
+impl Default for KeepFromCount {
+    fn default() -> Self {
+        Self { count: Default::default(), tkeep: Default::default(), lane: one_hot::<64>() }
+    }
+}
+
+impl Logic for KeepFromCount {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.tkeep.next = self.lane[0].val();
+        for i in 1..64 {
+            if self.count.val().index() > i {
+                self.tkeep.next = self.tkeep.val() | self.lane[i].val();
+            }
+        }
+    }
 }

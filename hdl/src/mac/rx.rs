@@ -16,7 +16,7 @@
 //! it at a known stage of the delay line behind the hold register.
 
 use crate::crc::{Crc32Check, CRC_CHECK_LATENCY};
-use crate::stream::{numbers, BEAT_BYTES};
+use crate::stream::{c, BEAT_BYTES};
 use rnic_spec::wire::crc::INIT;
 use rnic_spec::wire::MIN_FRAME_NO_FCS;
 use rust_hdl::prelude::*;
@@ -49,8 +49,8 @@ pub struct MacRx {
     pub out_len: Signal<Out, Bits<17>>,
 
     crc: Crc32Check,
-    count7: [Constant<Bits<7>>; 1],
-    count17: [Constant<Bits<17>>; 1],
+    zero7: Constant<Bits<7>>,
+    zero17: Constant<Bits<17>>,
     /// Lanes whose being the last kept byte sets bit j of the byte count.
     count_bit_lanes: [Constant<Bits<64>>; 7],
     count7_bit: [Constant<Bits<7>>; 7],
@@ -119,8 +119,8 @@ impl Default for MacRx {
             out_bad_fcs: Default::default(),
             out_len: Default::default(),
             crc: Default::default(),
-            count7: numbers::<7, 1>(),
-            count17: numbers::<17, 1>(),
+            zero7: c::<7>(0),
+            zero17: c::<17>(0),
             count_bit_lanes: std::array::from_fn(|j| {
                 Constant::new(bits::<64>((0..64).filter(|i| (i + 1) >> j & 1 == 1).fold(0u64, |m, i| m | 1 << i)))
             }),
@@ -203,8 +203,8 @@ impl Logic for MacRx {
         // one whose successor is not kept; encode its position + 1 (an OR per count bit, not
         // a 64-deep priority chain).
         self.keep_edge.next = self.in_keep.val() & !(self.in_keep.val() >> 1);
-        self.count.next = self.count7[0].val();
-        self.count_wide.next = self.count17[0].val();
+        self.count.next = self.zero7.val();
+        self.count_wide.next = self.zero17.val();
         for j in 0..7 {
             if (self.keep_edge.val() & self.count_bit_lanes[j].val()).any() {
                 self.count.next = self.count.val() | self.count7_bit[j].val();
@@ -219,8 +219,8 @@ impl Logic for MacRx {
         self.r_count.d.next = self.count.val();
         self.r_count_wide.d.next = self.count_wide.val();
         self.first.next = !self.in_frame.q.val();
-        self.strip.next = self.count7[0].val();
-        self.strip_wide.next = self.count17[0].val();
+        self.strip.next = self.zero7.val();
+        self.strip_wide.next = self.zero17.val();
         if self.fcs_enable.val() {
             self.strip.next = self.fcs_len7.val();
             self.strip_wide.next = self.fcs_len17.val();

@@ -17,7 +17,7 @@
 //! frame ends before its payload does (a length lie), the packet ends there with `out_user`
 //! set; the receive pipeline's verdict drops such frames anyway.
 
-use crate::stream::{BEAT_BYTES, c, numbers, one_hot};
+use crate::stream::{c, numbers, KeepFromCount, BEAT_BYTES};
 use rust_hdl::prelude::*;
 
 const FIFO: usize = 4;
@@ -56,7 +56,7 @@ hdl_block! {
         one7: Constant<Bits<7>> = c::<7>(1),
         beat_id: [Constant<Bits<2>>; 4] = numbers::<2, 4>(),
         slot: [Constant<Bits<2>>; FIFO] = numbers::<2, FIFO>(),
-        lane: [Constant<Bits<64>>; 64] = one_hot::<64>(),
+        keep: KeepFromCount,
         fill: [Constant<Bits<3>>; 3] = numbers::<3, 3>(),
         depth: Constant<Bits<3>> = c::<3>(FIFO as u64),
         zero512: Constant<Bits<512>> = Constant::new(Bits::default()),
@@ -271,12 +271,8 @@ impl Logic for RxPayloadAlign {
                 self.out_user.next = self.e_user[i].q.val();
             }
         }
-        self.out_keep.next = self.lane[0].val();
-        for i in 1..64 {
-            if self.head_count.val().index() > i {
-                self.out_keep.next = self.out_keep.val() | self.lane[i].val();
-            }
-        }
+        self.keep.count.next = self.head_count.val();
+        self.out_keep.next = self.keep.tkeep.val();
         self.level.next = self.fill_level.q.val() + self.pushes.val();
         if self.out_valid.val() {
             self.rp.d.next = self.rp.q.val() + self.slot[1].val();

@@ -9,7 +9,7 @@
 //! was registered, and carries `out_user` set unless that verdict is `not_roce` (a frame routed
 //! here by its headers may still fail a later check, such as its FCS or its length).
 
-use crate::stream::{one_hot, BEAT_BYTES};
+use crate::stream::KeepFromCount;
 use rust_hdl::prelude::*;
 
 hdl_block! {
@@ -31,7 +31,7 @@ hdl_block! {
         pub out_last: Signal<Out, Bit>,
         pub out_user: Signal<Out, Bit>,
 
-        lane: [Constant<Bits<64>>; BEAT_BYTES] = one_hot::<64>(),
+        keep: KeepFromCount,
 
         in_frame: DFF<Bit>,
         route: DFF<Bit>,
@@ -90,11 +90,7 @@ impl Logic for RxHostPath {
         self.out_data.next = self.o_data.q.val();
         self.out_last.next = self.o_last.q.val();
         self.out_user.next = self.o_user.q.val();
-        self.out_keep.next = self.lane[0].val();
-        for i in 1..64 {
-            if self.o_count.q.val().index() > i {
-                self.out_keep.next = self.out_keep.val() | self.lane[i].val();
-            }
-        }
+        self.keep.count.next = self.o_count.q.val();
+        self.out_keep.next = self.keep.tkeep.val();
     }
 }
