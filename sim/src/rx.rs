@@ -117,8 +117,19 @@ pub struct RxSim {
     /// The same for the host path.
     host_frames: std::collections::VecDeque<(Vec<u8>, bool)>,
     host_partial: Vec<u8>,
+    /// Indices of records whose host frame has not arrived yet.
+    awaiting_host: std::collections::VecDeque<usize>,
     /// Cycle of the first beat of every frame fed, to measure latency.
     pub first_beat_cycles: Vec<u64>,
+}
+
+/// Add one beat (its kept bytes) to `partial`; on the last beat, return the whole packet.
+fn gather(m: &Model, partial: &mut Vec<u8>, data: Port, keep: Port, last: Port) -> Option<Vec<u8>> {
+    let keep = m.get(keep);
+    let n = keep.count_ones() as usize;
+    assert_eq!(keep, if n == 64 { u64::MAX } else { (1 << n) - 1 }, "tkeep not contiguous");
+    partial.extend_from_slice(&m.get_bytes(data)[..n]);
+    (m.get(last) == 1).then(|| std::mem::take(partial))
 }
 
 /// A buffered record, decoded with the spec's layout.
@@ -218,6 +229,7 @@ impl RxSim {
             rng: 0x9E37_79B9_7F4A_7C15,
             host_frames: Default::default(),
             host_partial: Vec::new(),
+            awaiting_host: Default::default(),
             first_beat_cycles: Vec::new(),
         })
     }
@@ -268,12 +280,9 @@ impl RxSim {
 
     fn take_outputs(&mut self) {
         if self.m.get(self.p.out_pl_valid) == 1 && self.m.get(self.p.out_pl_ready) == 1 {
-            let keep = self.m.get(self.p.out_pl_keep);
-            let n = keep.count_ones() as usize;
-            assert_eq!(keep, if n == 64 { u64::MAX } else { (1 << n) - 1 }, "payload tkeep not contiguous");
-            self.partial.extend_from_slice(&self.m.get_bytes(self.p.out_pl_data)[..n]);
-            if self.m.get(self.p.out_pl_last) == 1 {
-                self.payloads.push_back(std::mem::take(&mut self.partial));
+            let (data, keep, last) = (self.p.out_pl_data, self.p.out_pl_keep, self.p.out_pl_last);
+            if let Some(packet) = gather(&self.m, &mut self.partial, data, keep, last) {
+                self.payloads.push_back(packet);
             }
         }
         if self.m.get(self.p.out_rec_valid) == 1 && self.m.get(self.p.out_rec_ready) == 1 {
@@ -295,12 +304,9 @@ impl RxSim {
 
     fn collect(&mut self) {
         if self.m.get(self.p.host_valid) == 1 {
-            let keep = self.m.get(self.p.host_keep);
-            let n = keep.count_ones() as usize;
-            self.host_partial.extend_from_slice(&self.m.get_bytes(self.p.host_data)[..n]);
-            if self.m.get(self.p.host_last) == 1 {
-                let bad = self.m.get(self.p.host_user) == 1;
-                self.host_frames.push_back((std::mem::take(&mut self.host_partial), bad));
+            let (data, keep, last) = (self.p.host_data, self.p.host_keep, self.p.host_last);
+            if let Some(frame) = gather(&self.m, &mut self.host_partial, data, keep, last) {
+                self.host_frames.push_back((frame, self.m.get(self.p.host_user) == 1));
             }
         }
         if self.m.get(self.p.rec_valid) == 1 {
@@ -350,15 +356,16 @@ impl RxSim {
                     _ => unreachable!("record port {name}"),
                 }
             }
+            if r.host_sent {
+                self.awaiting_host.push_back(self.records.len());
+            }
             self.records.push(r);
         }
         // Records and host frames come in frame order; a record can lead the end of its host
         // frame by a cycle or two.
-        while let Some(i) = self.records.iter().position(|r| r.host_sent && r.host.is_none()) {
-            match self.host_frames.pop_front() {
-                Some(f) => self.records[i].host = Some(f),
-                None => break,
-            }
+        while !self.awaiting_host.is_empty() && !self.host_frames.is_empty() {
+            let i = self.awaiting_host.pop_front().expect("not empty");
+            self.records[i].host = self.host_frames.pop_front();
         }
     }
 
