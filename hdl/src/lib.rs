@@ -30,8 +30,10 @@ macro_rules! hdl_block {
 }
 
 pub mod crc;
+pub mod crc_insert;
 pub mod gen;
 pub mod mac;
+pub mod pack;
 pub mod ram_fifo;
 pub mod roce;
 pub mod stream;

@@ -24,3 +24,14 @@ pub fn beats(frame: &[u8]) -> Vec<Beat> {
         })
         .collect()
 }
+
+/// Append the bytes of the beat on `data`/`keep` to `partial`; on `last`, hand back the whole
+/// frame. Panics if `tkeep` is not contiguous from byte 0 (an RTL bug).
+pub(crate) fn gather(m: &crate::Model, partial: &mut Vec<u8>, data: crate::Port, keep: crate::Port, last: crate::Port) -> Option<Vec<u8>> {
+    let keep = m.get(keep);
+    let n = keep.count_ones() as usize;
+    assert_eq!(keep, if n == 64 { u64::MAX } else { (1 << n) - 1 }, "tkeep not contiguous");
+    partial.extend_from_slice(&m.get_bytes(data)[..n]);
+    (m.get(last) == 1).then(|| std::mem::take(partial))
+}
+

@@ -6,5 +6,6 @@ pub mod bench;
 pub mod model;
 pub mod pcap;
 pub mod rx;
+pub mod tx;
 
 pub use model::{Model, Port, SimError};

@@ -154,6 +154,13 @@ impl Model {
         self.cycles += 1;
     }
 
+    /// Evaluate with the clock low so that outputs which depend combinationally on inputs
+    /// just set (a `ready` that follows a `valid`) can be read before the edge.
+    pub fn settle(&mut self) {
+        self.set(self.clock, 0);
+        self.eval();
+    }
+
     fn eval(&mut self) {
         // SAFETY: the handle is live and owned by this Model.
         unsafe { (self.top.eval)(self.handle.as_ptr()) }

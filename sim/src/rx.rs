@@ -124,14 +124,6 @@ pub struct RxSim {
 }
 
 /// Add one beat (its kept bytes) to `partial`; on the last beat, return the whole packet.
-fn gather(m: &Model, partial: &mut Vec<u8>, data: Port, keep: Port, last: Port) -> Option<Vec<u8>> {
-    let keep = m.get(keep);
-    let n = keep.count_ones() as usize;
-    assert_eq!(keep, if n == 64 { u64::MAX } else { (1 << n) - 1 }, "tkeep not contiguous");
-    partial.extend_from_slice(&m.get_bytes(data)[..n]);
-    (m.get(last) == 1).then(|| std::mem::take(partial))
-}
-
 /// A buffered record, decoded with the spec's layout.
 fn unpack_record(words: &[Vec<u8>; 2], cycle: u64) -> RxRecord {
     let field = |name: &str| -> u128 {
@@ -281,7 +273,7 @@ impl RxSim {
     fn take_outputs(&mut self) {
         if self.m.get(self.p.out_pl_valid) == 1 && self.m.get(self.p.out_pl_ready) == 1 {
             let (data, keep, last) = (self.p.out_pl_data, self.p.out_pl_keep, self.p.out_pl_last);
-            if let Some(packet) = gather(&self.m, &mut self.partial, data, keep, last) {
+            if let Some(packet) = crate::axis::gather(&self.m, &mut self.partial, data, keep, last) {
                 self.payloads.push_back(packet);
             }
         }
@@ -305,7 +297,7 @@ impl RxSim {
     fn collect(&mut self) {
         if self.m.get(self.p.host_valid) == 1 {
             let (data, keep, last) = (self.p.host_data, self.p.host_keep, self.p.host_last);
-            if let Some(frame) = gather(&self.m, &mut self.host_partial, data, keep, last) {
+            if let Some(frame) = crate::axis::gather(&self.m, &mut self.host_partial, data, keep, last) {
                 self.host_frames.push_back((frame, self.m.get(self.p.host_user) == 1));
             }
         }

@@ -35,6 +35,34 @@ fn prefix_state(l2: usize) -> Constant<Bits<32>> {
     c::<32>(crc32_rewind_zeros(crc32_update(INIT, &[0xFF; 8]), l2) as u64)
 }
 
+/// CRC start register without / with VLAN: as if the 0xFF prefix had run just before the IP
+/// header, with the Ethernet header bytes zeroed.
+pub(crate) fn icrc_init() -> [Constant<Bits<32>>; 2] {
+    [prefix_state(ETH_LEN), prefix_state(ETH_VLAN_LEN)]
+}
+
+/// Bits forced to one per layout (index 2 * vlan + ipv6), beat 0 and beat 1: index
+/// 2 * layout + beat.
+pub(crate) fn icrc_ones() -> [Constant<Bits<512>>; 8] {
+    std::array::from_fn(|i| {
+        let (vlan, version) = LAYOUTS[i / 2];
+        let l2 = if vlan { ETH_VLAN_LEN } else { ETH_LEN };
+        let mut two_beats = [0u8; 2 * BEAT_BYTES];
+        icrc_mask(version, &mut two_beats[l2..]);
+        let beat = i % 2;
+        Constant::new(bits512_from_bytes(&two_beats[beat * BEAT_BYTES..(beat + 1) * BEAT_BYTES]))
+    })
+}
+
+/// Bytes kept in beat 0 (those at and after the IP header), without / with VLAN.
+pub(crate) fn icrc_keep_ip() -> [Constant<Bits<512>>; 2] {
+    std::array::from_fn(|vlan| {
+        let l2 = if vlan == 1 { ETH_VLAN_LEN } else { ETH_LEN };
+        let bytes: Vec<u8> = (0..BEAT_BYTES).map(|i| if i >= l2 { 0xFF } else { 0 }).collect();
+        Constant::new(bits512_from_bytes(&bytes))
+    })
+}
+
 hdl_block! {
     pub struct IcrcCheck {
         pub clock: Signal<In, Clock>,
@@ -69,23 +97,9 @@ hdl_block! {
             let l2 = if vlan { ETH_VLAN_LEN } else { ETH_LEN };
             c::<17>((l2 + if version == IpVersion::V6 { IPV6_LEN } else { 0 }) as u64)
         }),
-        /// Bits forced to one per layout, beat 0 and beat 1: index 2 * layout + beat.
-        ones: [Constant<Bits<512>>; 8] = std::array::from_fn(|i| {
-            let (vlan, version) = LAYOUTS[i / 2];
-            let l2 = if vlan { ETH_VLAN_LEN } else { ETH_LEN };
-            let mut two_beats = [0u8; 2 * BEAT_BYTES];
-            icrc_mask(version, &mut two_beats[l2..]);
-            let beat = i % 2;
-            Constant::new(bits512_from_bytes(&two_beats[beat * BEAT_BYTES..(beat + 1) * BEAT_BYTES]))
-        }),
-        /// Bytes kept in beat 0 (those at and after the IP header), without / with VLAN.
-        keep_ip: [Constant<Bits<512>>; 2] = std::array::from_fn(|vlan| {
-            let l2 = if vlan == 1 { ETH_VLAN_LEN } else { ETH_LEN };
-            let bytes: Vec<u8> = (0..BEAT_BYTES).map(|i| if i >= l2 { 0xFF } else { 0 }).collect();
-            Constant::new(bits512_from_bytes(&bytes))
-        }),
-        /// CRC start register without / with VLAN.
-        init: [Constant<Bits<32>>; 2] = [prefix_state(ETH_LEN), prefix_state(ETH_VLAN_LEN)],
+        ones: [Constant<Bits<512>>; 8] = icrc_ones(),
+        keep_ip: [Constant<Bits<512>>; 2] = icrc_keep_ip(),
+        init: [Constant<Bits<32>>; 2] = icrc_init(),
         low16: Constant<Bits<17>> = c::<17>(0xFFFF),
         low8: Constant<Bits<17>> = c::<17>(0xFF),
         beat17: Constant<Bits<17>> = c::<17>(BEAT_BYTES as u64),

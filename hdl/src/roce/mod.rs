@@ -7,3 +7,5 @@ pub mod rx_buffer;
 pub mod rx_host;
 pub mod rx_parse;
 pub mod rx_record;
+pub mod tx;
+pub mod tx_header;

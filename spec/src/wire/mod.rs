@@ -12,7 +12,7 @@ pub mod opcode;
 pub mod packet;
 pub mod psn;
 pub mod rx;
-
+pub mod tx;
 pub mod udp;
 
 pub use crc::{crc32, fcs, icrc};
