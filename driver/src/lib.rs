@@ -4,3 +4,4 @@
 
 pub mod bench;
 pub mod sim_rx;
+pub mod sim_tx;

@@ -84,3 +84,23 @@ fn sim_rx_writes_a_waveform() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("cannot open waveform file"));
 }
+
+#[test]
+fn sim_tx_captures_frames_that_the_rx_pipeline_accepts() {
+    let path = std::env::temp_dir().join(format!("rnic-cli-tx-{}.pcap", std::process::id()));
+    let out = rnic(&["sim", "tx", "--packets", "50", "--seed", "3", "--pcap-out", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8(out.stdout).unwrap().contains("50 packets"));
+    // What the transmit engine sent, the receive pipeline accepts, every frame.
+    let out = rnic(&["sim", "rx", "--pcap", path.to_str().unwrap(), "--json"]);
+    std::fs::remove_file(&path).ok();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().filter(|l| l.contains("\"verdict\":\"accepted\"")).count(), 50, "{text}");
+
+    let out = rnic(&["sim", "tx", "--max-payload", "5000"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("exceeds the largest path MTU"));
+    let out = rnic(&["sim", "tx", "--packets", "1", "--pcap-out", "/nonexistent/dir/x.pcap"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("cannot write /nonexistent/dir/x.pcap"));
+}

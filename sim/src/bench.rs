@@ -107,3 +107,86 @@ pub fn rx_line_rate(size: usize, frames: usize) -> RxBench {
 
 /// The benchmark's frame sizes (wire bytes with FCS).
 pub const RX_SIZES: [usize; 6] = [64, 128, 256, 1024, 4096, 9000];
+
+/// One row of the transmit benchmark.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TxBench {
+    pub payload: usize,
+    /// Frame bytes, FCS included.
+    pub frame_size: usize,
+    pub frames: usize,
+    /// Beats out, all frames.
+    pub beats: u64,
+    /// Cycles from the first frame's last beat to the last frame's last beat.
+    pub steady_cycles: u64,
+    /// Cycles from the first descriptor offered to the first frame's last beat out (empty
+    /// engine; the whole frame is buffered before it goes out).
+    pub latency: u64,
+    pub sim_seconds: f64,
+    pub cycles: u64,
+}
+
+impl TxBench {
+    /// Output beats per cycle once frames flow (1.0 = the datapath's limit).
+    pub fn beats_per_cycle(&self) -> f64 {
+        let per_frame = self.frame_size.div_ceil(64) as f64;
+        per_frame * (self.frames - 1) as f64 / self.steady_cycles as f64
+    }
+    /// Frame bytes per cycle once frames flow.
+    pub fn bytes_per_cycle(&self) -> f64 {
+        (self.frame_size * (self.frames - 1)) as f64 / self.steady_cycles as f64
+    }
+}
+
+/// RDMA WRITE Only packets over IPv4 with `payload` bytes each, FCS on, back to back with the
+/// consumer always ready.
+pub fn tx_line_rate(payload: usize, frames: usize) -> TxBench {
+    use crate::tx::TxSim;
+    use rnic_spec::wire::tx::{IpPair, TxDescriptor};
+    assert!(frames >= 2, "the steady state needs two frames");
+    let mut tx = TxSim::new(true).expect("rnic_tx model");
+    let desc = |psn: u32| TxDescriptor {
+        eth_dst: [2, 0, 0, 0, 0, 0xb],
+        eth_src: [2, 0, 0, 0, 0, 0xa],
+        vlan: None,
+        ip: IpPair::V4 { src: [192, 0, 2, 1], dst: [192, 0, 2, 2] },
+        dscp: 26,
+        ecn: 2,
+        ttl: 64,
+        flow_label: 0,
+        udp_src_port: 0xC011,
+        opcode: 0x0A,
+        se: false,
+        pkey: 0xFFFF,
+        dest_qp: 0x11,
+        ack_req: true,
+        psn,
+        reth: Reth { va: 0x1000, rkey: 0x77, dma_len: payload as u32 },
+        imm: 0,
+        aeth: Default::default(),
+        payload_len: payload as u16,
+    };
+    let data: Vec<u8> = (0..payload).map(|i| i as u8).collect();
+    for i in 0..frames {
+        tx.queue(desc(i as u32), &data);
+    }
+    let wall = std::time::Instant::now();
+    tx.run_until(frames, 100 * frames as u64 * (payload as u64 / 64 + 4));
+    let sim_seconds = wall.elapsed().as_secs_f64();
+    let out = tx.frames();
+    assert_eq!(out.len(), frames, "every frame out");
+    let frame_size = out[0].1.len();
+    TxBench {
+        payload,
+        frame_size,
+        frames,
+        beats: out.iter().map(|(_, f)| f.len().div_ceil(64) as u64).sum(),
+        steady_cycles: out[frames - 1].0 - out[0].0,
+        latency: out[0].0,
+        sim_seconds,
+        cycles: tx.cycles(),
+    }
+}
+
+/// Payload sizes of the transmit benchmark.
+pub const TX_PAYLOADS: [usize; 6] = [0, 64, 256, 1024, 2048, 4096];

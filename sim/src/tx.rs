@@ -2,7 +2,12 @@
 
 use crate::axis::{gather, BEAT_BYTES};
 use crate::{Model, Port, SimError};
-use rnic_spec::wire::tx::{IpPair, TxDescriptor};
+use rand::rngs::SmallRng;
+use rand::Rng;
+use rnic_spec::wire::eth::Vlan;
+use rnic_spec::wire::ib::{Aeth, Reth};
+use rnic_spec::wire::opcode::Opcode;
+use rnic_spec::wire::tx::{tx_opcodes, IpPair, TxDescriptor};
 use std::collections::VecDeque;
 
 struct Ports {
@@ -18,7 +23,18 @@ struct Ports {
     out_keep: Port,
     out_last: Port,
     frames: Port,
+    /// The descriptor ports, in the order of `DESCRIPTOR_PORTS`, then the two IP addresses.
+    desc: Vec<Port>,
+    ip_src: Port,
+    ip_dst: Port,
 }
+
+const DESCRIPTOR_PORTS: [&str; 24] = [
+    "hdr_eth_dst", "hdr_eth_src", "hdr_vlan", "hdr_vlan_tci", "hdr_ipv6", "hdr_dscp", "hdr_ecn", "hdr_ttl",
+    "hdr_flow_label", "hdr_udp_src_port", "hdr_opcode", "hdr_se", "hdr_pkey", "hdr_dest_qp", "hdr_ack_req",
+    "hdr_psn", "hdr_va", "hdr_rkey", "hdr_dma_len", "hdr_imm", "hdr_aeth_syndrome", "hdr_aeth_msn",
+    "hdr_payload_len", "hdr_valid",
+];
 
 /// The transmit engine with queues of descriptors and payload beats in front of it.
 pub struct TxSim {
@@ -51,6 +67,9 @@ impl TxSim {
             out_keep: m.port("out_keep")?,
             out_last: m.port("out_last")?,
             frames: m.port("frames")?,
+            desc: DESCRIPTOR_PORTS.iter().map(|n| m.port(n)).collect::<Result<_, _>>()?,
+            ip_src: m.port("hdr_ip_src")?,
+            ip_dst: m.port("hdr_ip_dst")?,
         };
         m.set(p.fcs_enable, fcs as u64);
         Ok(TxSim {
@@ -101,47 +120,43 @@ impl TxSim {
     }
 
     fn drive_descriptor(&mut self, d: &TxDescriptor) {
-        let m = &mut self.m;
-        let port = |m: &Model, n: &str| m.port(n).expect("rnic_tx descriptor port");
         let mac = |b: [u8; 6]| b.iter().fold(0u64, |a, &x| a << 8 | x as u64);
         let (v6, src, dst) = match d.ip {
             IpPair::V4 { src, dst } => (false, u32::from_be_bytes(src) as u128, u32::from_be_bytes(dst) as u128),
             IpPair::V6 { src, dst } => (true, u128::from_be_bytes(src), u128::from_be_bytes(dst)),
         };
         let tci = d.vlan.map_or(0, |v| (v.pcp as u64 & 7) << 13 | (v.dei as u64) << 12 | (v.vid as u64 & 0xFFF));
-        let fields: [(&str, u64); 24] = [
-            ("hdr_eth_dst", mac(d.eth_dst)),
-            ("hdr_eth_src", mac(d.eth_src)),
-            ("hdr_vlan", d.vlan.is_some() as u64),
-            ("hdr_vlan_tci", tci),
-            ("hdr_ipv6", v6 as u64),
-            ("hdr_dscp", d.dscp as u64),
-            ("hdr_ecn", d.ecn as u64),
-            ("hdr_ttl", d.ttl as u64),
-            ("hdr_flow_label", d.flow_label as u64),
-            ("hdr_udp_src_port", d.udp_src_port as u64),
-            ("hdr_opcode", d.opcode as u64),
-            ("hdr_se", d.se as u64),
-            ("hdr_pkey", d.pkey as u64),
-            ("hdr_dest_qp", d.dest_qp as u64),
-            ("hdr_ack_req", d.ack_req as u64),
-            ("hdr_psn", d.psn as u64),
-            ("hdr_va", d.reth.va),
-            ("hdr_rkey", d.reth.rkey as u64),
-            ("hdr_dma_len", d.reth.dma_len as u64),
-            ("hdr_imm", d.imm as u64),
-            ("hdr_aeth_syndrome", d.aeth.syndrome as u64),
-            ("hdr_aeth_msn", d.aeth.msn as u64),
-            ("hdr_payload_len", d.payload_len as u64),
-            ("hdr_valid", 1),
+        let values: [u64; 24] = [
+            mac(d.eth_dst),
+            mac(d.eth_src),
+            d.vlan.is_some() as u64,
+            tci,
+            v6 as u64,
+            d.dscp as u64,
+            d.ecn as u64,
+            d.ttl as u64,
+            d.flow_label as u64,
+            d.udp_src_port as u64,
+            d.opcode as u64,
+            d.se as u64,
+            d.pkey as u64,
+            d.dest_qp as u64,
+            d.ack_req as u64,
+            d.psn as u64,
+            d.reth.va,
+            d.reth.rkey as u64,
+            d.reth.dma_len as u64,
+            d.imm as u64,
+            d.aeth.syndrome as u64,
+            d.aeth.msn as u64,
+            d.payload_len as u64,
+            1,
         ];
-        for (name, v) in fields {
-            let p = port(m, name);
-            m.set(p, v);
+        for (&p, v) in self.p.desc.iter().zip(values) {
+            self.m.set(p, v);
         }
-        let (ps, pd) = (port(m, "hdr_ip_src"), port(m, "hdr_ip_dst"));
-        m.set_bytes(ps, &src.to_le_bytes());
-        m.set_bytes(pd, &dst.to_le_bytes());
+        self.m.set_bytes(self.p.ip_src, &src.to_le_bytes());
+        self.m.set_bytes(self.p.ip_dst, &dst.to_le_bytes());
     }
 
     /// One clock cycle.
@@ -210,4 +225,71 @@ impl TxSim {
     pub fn pending(&self) -> (usize, usize) {
         (self.descs.len(), self.payload.len())
     }
+}
+
+/// A random descriptor: any opcode the engine builds, IPv4 or IPv6 between documentation
+/// addresses (192.0.2.0/24, 198.51.100.0/24, 2001:db8::/32), locally administered MACs, VLAN
+/// on 30 %, payloads of 0..=`max_payload` bytes biased to small sizes and beat edges (none
+/// for opcodes without payload).
+pub fn random_descriptor(rng: &mut SmallRng, max_payload: usize) -> TxDescriptor {
+    let ops = tx_opcodes();
+    let opcode = ops[rng.gen_range(0..ops.len())];
+    let payload_len = if Opcode::lookup(opcode).expect("table").payload {
+        match rng.gen_range(0..6) {
+            0 => [0, 1, 2, 3, 4, 63, 64, 65, 127, 128, 4095, 4096][rng.gen_range(0..12)].min(max_payload),
+            1 => rng.gen_range(0..=max_payload),
+            _ => rng.gen_range(0..=300.min(max_payload)),
+        }
+    } else {
+        0
+    };
+    TxDescriptor {
+        eth_dst: local_mac(rng),
+        eth_src: local_mac(rng),
+        vlan: rng.gen_bool(0.3).then(|| Vlan { pcp: rng.gen_range(0..8), dei: rng.gen(), vid: rng.gen_range(0..4096) }),
+        ip: if rng.gen() {
+            IpPair::V6 { src: doc_ipv6(rng), dst: doc_ipv6(rng) }
+        } else {
+            IpPair::V4 { src: doc_ipv4(rng), dst: doc_ipv4(rng) }
+        },
+        dscp: rng.gen_range(0..64),
+        ecn: rng.gen_range(0..4),
+        ttl: rng.gen(),
+        flow_label: rng.gen_range(0..1 << 20),
+        udp_src_port: rng.gen(),
+        opcode,
+        se: rng.gen(),
+        pkey: rng.gen(),
+        dest_qp: rng.gen_range(0..1 << 24),
+        ack_req: rng.gen(),
+        psn: rng.gen_range(0..1 << 24),
+        reth: Reth { va: rng.gen(), rkey: rng.gen(), dma_len: rng.gen() },
+        imm: rng.gen(),
+        aeth: Aeth { syndrome: rng.gen(), msn: rng.gen_range(0..1 << 24) },
+        payload_len: payload_len as u16,
+    }
+}
+
+
+/// A unicast, locally administered MAC address.
+pub fn local_mac(rng: &mut SmallRng) -> [u8; 6] {
+    let mut m: [u8; 6] = rng.gen();
+    m[0] = (m[0] & 0xFC) | 0x02;
+    m
+}
+
+/// An address in 192.0.2.0/24 or 198.51.100.0/24 (RFC 5737).
+pub fn doc_ipv4(rng: &mut SmallRng) -> [u8; 4] {
+    if rng.gen() {
+        [192, 0, 2, rng.gen()]
+    } else {
+        [198, 51, 100, rng.gen()]
+    }
+}
+
+/// An address in 2001:db8::/32 (RFC 3849).
+pub fn doc_ipv6(rng: &mut SmallRng) -> [u8; 16] {
+    let mut a: [u8; 16] = rng.gen();
+    a[..4].copy_from_slice(&[0x20, 0x01, 0x0d, 0xb8]);
+    a
 }

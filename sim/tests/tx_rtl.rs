@@ -6,52 +6,12 @@
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use rnic_sim::tx::TxSim;
-use rnic_spec::wire::eth::Vlan;
-use rnic_spec::wire::ib::{Aeth, Reth};
-use rnic_spec::wire::opcode::Opcode;
-use rnic_spec::wire::tx::{tx_opcodes, IpPair, TxDescriptor};
+use rnic_sim::tx::{random_descriptor, TxSim};
+use rnic_spec::wire::tx::{IpPair, TxDescriptor};
 
-fn random_descriptor(rng: &mut SmallRng, max_payload: usize) -> TxDescriptor {
-    let ops = tx_opcodes();
-    let opcode = ops[rng.gen_range(0..ops.len())];
-    let payload_len = if Opcode::lookup(opcode).expect("table").payload {
-        match rng.gen_range(0..6) {
-            0 => [0, 1, 2, 3, 4, 63, 64, 65, 127, 128, 4095, 4096][rng.gen_range(0..12)].min(max_payload),
-            1 => rng.gen_range(0..=max_payload),
-            _ => rng.gen_range(0..=300.min(max_payload)),
-        }
-    } else {
-        0
-    };
-    TxDescriptor {
-        eth_dst: rng.gen(),
-        eth_src: rng.gen(),
-        vlan: rng.gen_bool(0.3).then(|| Vlan { pcp: rng.gen_range(0..8), dei: rng.gen(), vid: rng.gen_range(0..4096) }),
-        ip: if rng.gen() {
-            IpPair::V6 { src: rng.gen(), dst: rng.gen() }
-        } else {
-            IpPair::V4 { src: rng.gen(), dst: rng.gen() }
-        },
-        dscp: rng.gen_range(0..64),
-        ecn: rng.gen_range(0..4),
-        ttl: rng.gen(),
-        flow_label: rng.gen_range(0..1 << 20),
-        udp_src_port: rng.gen(),
-        opcode,
-        se: rng.gen(),
-        pkey: rng.gen(),
-        dest_qp: rng.gen_range(0..1 << 24),
-        ack_req: rng.gen(),
-        psn: rng.gen_range(0..1 << 24),
-        reth: Reth { va: rng.gen(), rkey: rng.gen(), dma_len: rng.gen() },
-        imm: rng.gen(),
-        aeth: Aeth { syndrome: rng.gen(), msn: rng.gen_range(0..1 << 24) },
-        payload_len: payload_len as u16,
-    }
-}
-
-fn run(seed: u64, fcs: bool, packets: usize, max_payload: usize, gaps: u32, backpressure: u32) {
+/// Runs `packets` random packets through the engine, checks every frame against the model, and
+/// returns the descriptors, payloads and frames.
+fn run(seed: u64, fcs: bool, packets: usize, max_payload: usize, gaps: u32, backpressure: u32) -> Vec<(TxDescriptor, Vec<u8>, Vec<u8>)> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut sim = TxSim::new(fcs).unwrap();
     sim.set_gaps(gaps, backpressure, seed);
@@ -60,13 +20,13 @@ fn run(seed: u64, fcs: bool, packets: usize, max_payload: usize, gaps: u32, back
         let d = random_descriptor(&mut rng, max_payload);
         let payload: Vec<u8> = (0..d.payload_len).map(|_| rng.gen()).collect();
         let pkt = d.packet(&payload).expect("engine opcode");
-        expected.push((d, if fcs { pkt.frame_with_fcs() } else { pkt.frame() }));
         sim.queue(d, &payload);
+        expected.push((d, if fcs { pkt.frame_with_fcs() } else { pkt.frame() }, payload));
     }
     sim.run_until(packets, 400 * packets as u64 + 10_000);
     let got = sim.frames();
     assert_eq!(got.len(), packets, "frames out (pending descriptors/payload beats: {:?})", sim.pending());
-    for (i, ((d, want), (_, frame))) in expected.iter().zip(got).enumerate() {
+    for (i, ((d, want, _), (_, frame))) in expected.iter().zip(got).enumerate() {
         if frame != want {
             let at = frame.iter().zip(want).position(|(a, b)| a != b).unwrap_or(frame.len().min(want.len()));
             panic!(
@@ -84,11 +44,32 @@ fn run(seed: u64, fcs: bool, packets: usize, max_payload: usize, gaps: u32, back
     }
     assert_eq!(sim.underruns(), 0, "a frame stalled between its first and last beat");
     assert_eq!(sim.frame_counter(), packets as u64, "the engine's frame counter");
+    expected.into_iter().map(|(d, frame, payload)| (d, payload, frame)).collect()
 }
 
 #[test]
 fn tx_small_packets_back_to_back() {
     run(1, true, 1500, 200, 0, 0);
+}
+
+/// What the transmit engine sends, the receive pipeline accepts: same headers, same payload.
+#[test]
+fn tx_frames_pass_the_rx_pipeline() {
+    let sent = run(4, true, 400, 4096, 0, 0);
+    let frames: Vec<Vec<u8>> = sent.iter().map(|(_, _, f)| f.clone()).collect();
+    let mut rx = rnic_sim::rx::RxSim::new(true).unwrap();
+    for f in &frames {
+        rx.send(f, |_| 0);
+    }
+    rx.drain(frames.len(), 1_000_000);
+    let delivered = rx.delivered();
+    assert_eq!(delivered.len(), sent.len(), "every frame accepted and delivered");
+    for ((d, payload, _), (rec, got)) in sent.iter().zip(delivered) {
+        assert_eq!(rec.drop, None);
+        assert_eq!((rec.opcode, rec.dest_qp, rec.psn, rec.pkey), (d.opcode, d.dest_qp, d.psn, d.pkey));
+        assert_eq!((rec.ack_req, rec.udp_src_port, rec.dscp, rec.ecn), (d.ack_req, d.udp_src_port, d.dscp, d.ecn));
+        assert_eq!(got, payload);
+    }
 }
 
 #[test]

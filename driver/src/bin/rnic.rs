@@ -22,15 +22,52 @@ enum Command {
 enum SimCommand {
     /// Replay a capture into the receive pipeline and print a verdict per frame.
     Rx(RxArgs),
+    /// Send random packets through the transmit engine, check each against the reference
+    /// model, and optionally capture them.
+    Tx(TxArgs),
     /// Benchmarks in simulated clock cycles.
     #[command(subcommand)]
     Bench(BenchCommand),
+}
+
+#[derive(Args)]
+struct TxArgs {
+    /// Packets to send.
+    #[arg(long, default_value_t = 100)]
+    packets: usize,
+    /// Largest payload per packet (the path MTU at most: 4096).
+    #[arg(long, default_value_t = 4096)]
+    max_payload: usize,
+    /// Seed of the random packets.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Append the Ethernet FCS (soft-MAC mode).
+    #[arg(long)]
+    fcs: bool,
+    /// Write the frames to this capture (pcap, Ethernet; timestamps in simulated time).
+    #[arg(long, value_name = "OUT")]
+    pcap_out: Option<PathBuf>,
+    /// Write a VCD waveform of the transmit engine to this file.
+    #[arg(long, value_name = "FILE.vcd")]
+    trace: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
 enum BenchCommand {
     /// Receive pipeline at line rate: frames of 64 … 9000 bytes back to back.
     Rx(BenchRxArgs),
+    /// Transmit engine: RDMA WRITE packets of 0 … 4096 payload bytes back to back.
+    Tx(BenchTxArgs),
+}
+
+#[derive(Args)]
+struct BenchTxArgs {
+    /// Packets per size (at least 2).
+    #[arg(long, default_value_t = 1000)]
+    frames: usize,
+    /// One JSON object per size.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -86,6 +123,29 @@ fn sim_rx(a: RxArgs) -> Result<(), String> {
     Ok(())
 }
 
+fn sim_tx(a: TxArgs) -> Result<(), String> {
+    if a.packets == 0 {
+        return Err("--packets must be at least 1".into());
+    }
+    if a.max_payload > rnic_spec::wire::MAX_PAYLOAD {
+        return Err(format!("--max-payload {} exceeds the largest path MTU, {}", a.max_payload, rnic_spec::wire::MAX_PAYLOAD));
+    }
+    let report = rnic_driver::sim_tx::run(a.packets, a.max_payload, a.seed, a.fcs, a.trace.as_deref()).map_err(|e| e.to_string())?;
+    if let Some(path) = &a.pcap_out {
+        std::fs::write(path, rnic_sim::pcap::write(&report.frames))
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    println!("{}", report.summary());
+    for (i, at) in &report.mismatches {
+        println!("packet {i}: differs from the model at byte {at}");
+    }
+    if report.mismatches.is_empty() {
+        Ok(())
+    } else {
+        Err("the transmit engine's frames differ from the reference model".into())
+    }
+}
+
 fn bench_rx(a: BenchRxArgs) -> Result<(), String> {
     if a.frames == 0 {
         return Err("--frames must be at least 1".into());
@@ -95,11 +155,22 @@ fn bench_rx(a: BenchRxArgs) -> Result<(), String> {
     Ok(())
 }
 
+fn bench_tx(a: BenchTxArgs) -> Result<(), String> {
+    if a.frames < 2 {
+        return Err("--frames must be at least 2 (the rate is measured between the first and the last frame)".into());
+    }
+    let rows = rnic_driver::bench::tx(a.frames);
+    print!("{}", if a.json { rnic_driver::bench::tx_json(&rows) } else { rnic_driver::bench::tx_table(&rows) });
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Sim(SimCommand::Rx(a)) => sim_rx(a),
+        Command::Sim(SimCommand::Tx(a)) => sim_tx(a),
         Command::Sim(SimCommand::Bench(BenchCommand::Rx(a))) => bench_rx(a),
+        Command::Sim(SimCommand::Bench(BenchCommand::Tx(a))) => bench_tx(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
