@@ -104,3 +104,27 @@ fn sim_tx_captures_frames_that_the_rx_pipeline_accepts() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("cannot write /nonexistent/dir/x.pcap"));
 }
+
+#[test]
+fn info_and_stats_read_the_simulated_card_over_bar0() {
+    let out = rnic(&["info", "--sim", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(info["datapath_bits"], 512);
+    assert_eq!(info["blocks"][0]["name"], "id");
+    assert!(info["features"].as_array().unwrap().iter().any(|f| f == "tx-engine"));
+
+    let out = rnic(&["stats", "--sim", "--json", "--pcap", &vector("bad_opcode.pcap")]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let frames = rnic_sim::pcap::read(&std::fs::read(vector("bad_opcode.pcap")).unwrap()).unwrap().len();
+    assert_eq!(stats["rx_counters"]["unknown_opcode"], frames);
+    assert_eq!(stats["rx_counters"]["accepted"], 0);
+
+    let out = rnic(&["info"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("pass --sim"));
+    let out = rnic(&["stats", "--sim", "--fcs"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("give --pcap too"));
+}

@@ -31,8 +31,10 @@ macro_rules! hdl_block {
 
 pub mod crc;
 pub mod crc_insert;
+pub mod csr;
 pub mod gen;
 pub mod mac;
+pub mod nic;
 pub mod pack;
 pub mod ram_fifo;
 pub mod roce;

@@ -4,6 +4,7 @@
 pub mod axis;
 pub mod bench;
 pub mod model;
+pub mod nic;
 pub mod pcap;
 pub mod rx;
 pub mod tx;

@@ -16,6 +16,32 @@ enum Command {
     /// Run the NIC's RTL in Verilator.
     #[command(subcommand)]
     Sim(SimCommand),
+    /// Open a card and print what it is: its register blocks and capabilities.
+    Info(CardArgs),
+    /// Print a card's counters (receive verdicts per drop reason, frames sent).
+    Stats(StatsArgs),
+}
+
+#[derive(Args)]
+struct CardArgs {
+    /// Use a simulated card (the NIC's RTL in Verilator) instead of a VFIO device.
+    #[arg(long)]
+    sim: bool,
+    /// One JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct StatsArgs {
+    #[command(flatten)]
+    card: CardArgs,
+    /// Simulated card only: first replay this capture into its Ethernet port.
+    #[arg(long, value_name = "IN")]
+    pcap: Option<PathBuf>,
+    /// The capture's frames end with their FCS (the card is put in soft-MAC mode).
+    #[arg(long)]
+    fcs: bool,
 }
 
 #[derive(Subcommand)]
@@ -164,9 +190,89 @@ fn bench_tx(a: BenchTxArgs) -> Result<(), String> {
     Ok(())
 }
 
+type SimCard = rnic_driver::device::Device<rnic_sim::nic::NicSim>;
+
+fn open_card(a: &CardArgs) -> Result<SimCard, String> {
+    if !a.sim {
+        return Err("no card given: pass --sim for a simulated card (the VFIO backend for real cards is not \
+                    built yet)"
+            .into());
+    }
+    let nic = rnic_sim::nic::NicSim::new().map_err(|e| e.to_string())?;
+    rnic_driver::device::Device::open(nic).map_err(|e| e.to_string())
+}
+
+fn info(a: CardArgs) -> Result<(), String> {
+    let mut card = open_card(&a)?;
+    let info = card.info().map_err(|e| e.to_string())?;
+    let blocks: Vec<(String, u32, u32, u32)> = info
+        .blocks
+        .iter()
+        .map(|b| (b.known.map_or("unknown".to_string(), |k| k.name.to_string()), b.base, b.kind, b.version))
+        .collect();
+    if a.json {
+        let line = serde_json::json!({
+            "datapath_bits": info.datapath_bits,
+            "clock_khz": info.clock_khz,
+            "max_payload": info.max_payload,
+            "qps": info.qps,
+            "cqs": info.cqs,
+            "mrs": info.mrs,
+            "features": info.feature_names(),
+            "blocks": blocks.iter().map(|(n, base, kind, v)| serde_json::json!({"name": n, "base": base, "type": kind, "version": v})).collect::<Vec<_>>(),
+        });
+        println!("{line}");
+    } else {
+        println!("rnic (simulated)");
+        println!("  datapath     {} bits at {} MHz", info.datapath_bits, info.clock_khz as f64 / 1000.0);
+        println!("  max payload  {} bytes", info.max_payload);
+        println!("  QPs / CQs / MRs  {} / {} / {}", info.qps, info.cqs, info.mrs);
+        println!("  features     {}", info.feature_names().join(" "));
+        println!("  blocks");
+        for (n, base, kind, v) in &blocks {
+            println!("    {base:#06x}  {n:<12} type {kind:#010x} v{v}");
+        }
+    }
+    Ok(())
+}
+
+fn stats(a: StatsArgs) -> Result<(), String> {
+    let mut card = open_card(&a.card)?;
+    if let Some(path) = &a.pcap {
+        let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let frames = rnic_sim::pcap::read(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        card.set_soft_fcs(a.fcs).map_err(|e| e.to_string())?;
+        for (i, f) in frames.iter().enumerate() {
+            if f.is_empty() {
+                return Err(format!("{}: frame {i} is empty; remove it from the capture", path.display()));
+            }
+            card.bus().receive(&rnic_spec::wire::as_on_wire(f, a.fcs));
+        }
+        // Let the last frame's verdict reach the counters.
+        card.bus().idle(64);
+    } else if a.fcs {
+        return Err("--fcs says how the frames of --pcap end; give --pcap too".into());
+    }
+    let stats = card.stats().map_err(|e| e.to_string())?;
+    if a.card.json {
+        let mut obj = serde_json::Map::new();
+        for (block, name, v) in &stats {
+            obj.entry(block.to_string()).or_insert_with(|| serde_json::json!({}))[name] = serde_json::json!(v);
+        }
+        println!("{}", serde_json::Value::Object(obj));
+    } else {
+        for (block, name, v) in &stats {
+            println!("{:<28} {v:>12}", format!("{block}.{name}"));
+        }
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Info(a) => info(a),
+        Command::Stats(a) => stats(a),
         Command::Sim(SimCommand::Rx(a)) => sim_rx(a),
         Command::Sim(SimCommand::Tx(a)) => sim_tx(a),
         Command::Sim(SimCommand::Bench(BenchCommand::Rx(a))) => bench_rx(a),

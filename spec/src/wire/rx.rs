@@ -73,7 +73,7 @@ impl DropReason {
     ];
 
     /// Short snake_case name used by the CLI, the manifest and the counters.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             DropReason::Runt => "runt",
             DropReason::BadFcs => "bad_fcs",
@@ -93,7 +93,7 @@ impl DropReason {
         }
     }
 
-    pub fn code(self) -> u8 {
+    pub const fn code(self) -> u8 {
         self as u8
     }
 

@@ -1,0 +1,239 @@
+//! Opening a card: walk BAR0's self-describing blocks (`rnic_spec::regs`), refuse what this
+//! driver does not understand, read capabilities and counters.
+
+use crate::bus::{Bus, BusError};
+use rnic_spec::regs::{self, Access, BLOCK_NEXT, BLOCK_TYPE, BLOCK_VERSION, MAGIC};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeviceError {
+    Bus(BusError),
+    /// Offset 0 does not hold the rnic ID block.
+    NotRnic { kind: u32, magic: u32 },
+    /// A block of a known type has a version this driver does not know.
+    Unsupported { block: &'static str, version: u32, supported: u32 },
+    /// The next pointers do not make a forward chain inside BAR0.
+    BadChain { at: u32, next: u32 },
+    /// A block this driver needs is missing.
+    Missing(&'static str),
+}
+
+impl std::fmt::Display for DeviceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DeviceError::Bus(e) => write!(f, "{e}"),
+            DeviceError::NotRnic { kind, magic } => write!(
+                f,
+                "not an rnic card: BAR0 starts with block type {kind:#010x} and magic {magic:#010x} \
+                 (expected {:#010x} and {MAGIC:#010x}); check the device address and that the bitstream is loaded",
+                regs::TYPE_ID
+            ),
+            DeviceError::Unsupported { block, version, supported } => write!(
+                f,
+                "the card's {block} block is version {version}, this driver knows version {supported}: update rnic"
+            ),
+            DeviceError::BadChain { at, next } => {
+                write!(f, "BAR0 block chain broken: block at {at:#06x} points to {next:#06x}")
+            }
+            DeviceError::Missing(b) => write!(f, "the card has no {b} block"),
+        }
+    }
+}
+
+impl std::error::Error for DeviceError {}
+
+impl From<BusError> for DeviceError {
+    fn from(e: BusError) -> Self {
+        DeviceError::Bus(e)
+    }
+}
+
+/// A block found on the card.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundBlock {
+    pub base: u32,
+    pub kind: u32,
+    pub version: u32,
+    /// The block of `regs::BLOCKS` with this type, if the driver knows it.
+    pub known: Option<&'static regs::Block>,
+}
+
+/// Capabilities from the ID block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Info {
+    pub datapath_bits: u32,
+    pub clock_khz: u32,
+    pub max_payload: u32,
+    pub qps: u32,
+    pub cqs: u32,
+    pub mrs: u32,
+    pub features: u32,
+    pub blocks: Vec<FoundBlock>,
+}
+
+impl Info {
+    pub fn feature_names(&self) -> Vec<&'static str> {
+        regs::feature::NAMES.iter().filter(|(bit, _)| self.features & bit != 0).map(|(_, n)| *n).collect()
+    }
+}
+
+pub struct Device<B: Bus> {
+    bus: B,
+    blocks: Vec<FoundBlock>,
+}
+
+/// At most this many blocks: a chain longer than BAR0 has room for is broken.
+const MAX_BLOCKS: usize = 64;
+
+impl<B: Bus> Device<B> {
+    /// Walk the block chain from offset 0 and check the card is one this driver can drive.
+    pub fn open(mut bus: B) -> Result<Device<B>, DeviceError> {
+        let kind = bus.read32(BLOCK_TYPE)?;
+        let magic = bus.read32(regs::addr("id", "magic").expect("id.magic"))?;
+        if kind != regs::TYPE_ID || magic != MAGIC {
+            return Err(DeviceError::NotRnic { kind, magic });
+        }
+        let mut blocks = Vec::new();
+        let mut at = 0u32;
+        loop {
+            let kind = bus.read32(at + BLOCK_TYPE)?;
+            let version = bus.read32(at + BLOCK_VERSION)?;
+            let next = bus.read32(at + BLOCK_NEXT)?;
+            let known = regs::BLOCKS.iter().find(|b| b.kind == kind);
+            if let Some(b) = known {
+                if version != b.version {
+                    return Err(DeviceError::Unsupported { block: b.name, version, supported: b.version });
+                }
+            }
+            blocks.push(FoundBlock { base: at, kind, version, known });
+            if next == 0 {
+                break;
+            }
+            if next <= at || !next.is_multiple_of(4) || next >= 1 << regs::BAR0_ADDR_BITS || blocks.len() >= MAX_BLOCKS {
+                return Err(DeviceError::BadChain { at, next });
+            }
+            at = next;
+        }
+        Ok(Device { bus, blocks })
+    }
+
+    pub fn bus(&mut self) -> &mut B {
+        &mut self.bus
+    }
+
+    fn base(&self, name: &'static str) -> Result<(u32, &'static regs::Block), DeviceError> {
+        self.blocks
+            .iter()
+            .find_map(|b| b.known.filter(|k| k.name == name).map(|k| (b.base, k)))
+            .ok_or(DeviceError::Missing(name))
+    }
+
+    /// Read register `reg` of block `block` (names from `rnic_spec::regs`).
+    pub fn read(&mut self, block: &'static str, reg: &str) -> Result<u32, DeviceError> {
+        let (base, b) = self.base(block)?;
+        let r = b.reg(reg).expect("register of the spec's map");
+        Ok(self.bus.read32(base + r.offset)?)
+    }
+
+    pub fn write(&mut self, block: &'static str, reg: &str, value: u32) -> Result<(), DeviceError> {
+        let (base, b) = self.base(block)?;
+        let r = b.reg(reg).expect("register of the spec's map");
+        Ok(self.bus.write32(base + r.offset, value)?)
+    }
+
+    pub fn info(&mut self) -> Result<Info, DeviceError> {
+        Ok(Info {
+            datapath_bits: self.read("id", "datapath_bits")?,
+            clock_khz: self.read("id", "clock_khz")?,
+            max_payload: self.read("id", "max_payload")?,
+            qps: self.read("id", "qps")?,
+            cqs: self.read("id", "cqs")?,
+            mrs: self.read("id", "mrs")?,
+            features: self.read("id", "features")?,
+            blocks: self.blocks.clone(),
+        })
+    }
+
+    /// Every status register of every block the card has: (block, register, value).
+    pub fn stats(&mut self) -> Result<Vec<(&'static str, &'static str, u32)>, DeviceError> {
+        let mut out = Vec::new();
+        for fb in self.blocks.clone() {
+            let Some(b) = fb.known else { continue };
+            for r in b.regs.iter().filter(|r| r.access == Access::Status) {
+                out.push((b.name, r.name, self.bus.read32(fb.base + r.offset)?));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Soft-MAC mode: the card appends and checks the Ethernet FCS.
+    pub fn set_soft_fcs(&mut self, on: bool) -> Result<(), DeviceError> {
+        let v = self.read("port", "control")?;
+        let fcs = regs::PORT_CONTROL_FCS;
+        self.write("port", "control", if on { v | fcs } else { v & !fcs })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// BAR0 as a map of words: the spec's reset image, edited per test.
+    struct FakeBar(HashMap<u32, u32>);
+
+    impl FakeBar {
+        fn new() -> FakeBar {
+            FakeBar(regs::reset_image().into_iter().collect())
+        }
+    }
+
+    impl Bus for FakeBar {
+        fn read32(&mut self, offset: u32) -> Result<u32, BusError> {
+            crate::bus::check_offset(offset)?;
+            Ok(self.0.get(&offset).copied().unwrap_or(0))
+        }
+        fn write32(&mut self, offset: u32, value: u32) -> Result<(), BusError> {
+            crate::bus::check_offset(offset)?;
+            self.0.insert(offset, value);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn opens_the_spec_map_and_reads_capabilities() {
+        let mut d = Device::open(FakeBar::new()).unwrap();
+        let info = d.info().unwrap();
+        assert_eq!((info.datapath_bits, info.clock_khz, info.max_payload), (512, 250_000, 4096));
+        assert_eq!(info.blocks.len(), regs::BLOCKS.len());
+        assert!(info.feature_names().contains(&"tx-engine"));
+        assert_eq!(d.stats().unwrap().len(), regs::count(Access::Status));
+        d.set_soft_fcs(false).unwrap();
+        assert_eq!(d.read("port", "control").unwrap() & regs::PORT_CONTROL_FCS, 0);
+    }
+
+    #[test]
+    fn refuses_what_it_does_not_understand() {
+        let mut bar = FakeBar::new();
+        bar.0.insert(regs::addr("id", "magic").unwrap(), 0x1234);
+        assert!(matches!(Device::open(bar), Err(DeviceError::NotRnic { magic: 0x1234, .. })));
+
+        let mut bar = FakeBar::new();
+        bar.0.insert(0x100 + BLOCK_VERSION, 9);
+        let e = Device::open(bar).err().unwrap();
+        assert_eq!(e, DeviceError::Unsupported { block: "port", version: 9, supported: 1 });
+        assert!(e.to_string().contains("update rnic"));
+
+        // A chain that points backwards would loop forever.
+        let mut bar = FakeBar::new();
+        bar.0.insert(0x200 + BLOCK_NEXT, 0x100);
+        assert_eq!(Device::open(bar).err(), Some(DeviceError::BadChain { at: 0x200, next: 0x100 }));
+
+        // Unknown block types are skipped, not refused.
+        let mut bar = FakeBar::new();
+        bar.0.insert(0x300 + BLOCK_NEXT, 0x800);
+        bar.0.insert(0x800 + BLOCK_TYPE, 0x7777_0000);
+        bar.0.insert(0x800 + BLOCK_VERSION, 3);
+        let d = Device::open(bar).unwrap();
+        assert_eq!(d.blocks.last().map(|b| (b.kind, b.known)), Some((0x7777_0000, None)));
+    }
+}
