@@ -8,5 +8,6 @@ pub mod nic;
 pub mod pcap;
 pub mod rx;
 pub mod tx;
+pub mod world;
 
 pub use model::{Model, Port, SimError};

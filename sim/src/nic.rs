@@ -1,11 +1,15 @@
 //! One simulated card: the `rnic_nic` top (register file, receive pipeline, transmit engine)
 //! with BAR0 reached through AXI4-Lite transactions, as a PCIe bridge would issue them.
 //!
-//! Until the DMA queue manager exists the harness stands in for it: accepted frames are taken
-//! from the receive outputs as soon as they are offered, and nothing is transmitted.
+//! Until the DMA queue manager exists the harness stands in for it on the card's inner ports:
+//! it queues transmit descriptors and payload (`send`), and takes accepted frames from the
+//! receive outputs as soon as they are offered (`delivered`).
 
-use crate::axis::{beats, Beat};
+use crate::axis::{beats, gather, Beat};
+use crate::rx::{unpack_record, RxRecord};
+use crate::tx::TxQueues;
 use crate::{Model, Port, SimError};
+use rnic_spec::wire::tx::TxDescriptor;
 
 /// A BAR0 access did not complete (a hardware bug: the register file always answers).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,11 +38,22 @@ struct Ports {
     rx_keep: Port,
     rx_last: Port,
     rx_user: Port,
+    rxd_rec_valid: Port,
+    rxd_rec_word0: Port,
+    rxd_rec_word1: Port,
+    rxd_pl_valid: Port,
+    rxd_pl_data: Port,
+    rxd_pl_keep: Port,
+    rxd_pl_last: Port,
 }
 
 pub struct NicSim {
     m: Model,
     p: Ports,
+    tx: TxQueues,
+    records: Vec<RxRecord>,
+    payloads: Vec<Vec<u8>>,
+    partial: Vec<u8>,
 }
 
 /// Cycles a BAR0 access may take before it counts as lost.
@@ -67,13 +82,96 @@ impl NicSim {
             rx_keep: m.port("rx_keep")?,
             rx_last: m.port("rx_last")?,
             rx_user: m.port("rx_user")?,
+            rxd_rec_valid: m.port("rxd_rec_valid")?,
+            rxd_rec_word0: m.port("rxd_rec_word0")?,
+            rxd_rec_word1: m.port("rxd_rec_word1")?,
+            rxd_pl_valid: m.port("rxd_pl_valid")?,
+            rxd_pl_data: m.port("rxd_pl_data")?,
+            rxd_pl_keep: m.port("rxd_pl_keep")?,
+            rxd_pl_last: m.port("rxd_pl_last")?,
         };
-        // Stand-in for the queue manager: take every accepted frame, send nothing.
-        for name in ["rxd_rec_ready", "rxd_pl_ready", "tx_ready"] {
+        // Stand-in for the queue manager: take every accepted frame as it is offered.
+        for name in ["rxd_rec_ready", "rxd_pl_ready"] {
             let port = m.port(name)?;
             m.set(port, 1);
         }
-        Ok(NicSim { m, p })
+        let tx = TxQueues::new(&m, "txd_", "txp_", "tx_")?;
+        Ok(NicSim { m, p, tx, records: Vec::new(), payloads: Vec::new(), partial: Vec::new() })
+    }
+
+    /// Queue a packet for the transmit engine (standing in for the queue manager).
+    pub fn send(&mut self, desc: TxDescriptor, payload: &[u8]) {
+        self.tx.queue(desc, payload);
+    }
+
+    /// Descriptors and payload beats the transmit engine has not taken yet.
+    pub fn tx_pending(&self) -> (usize, usize) {
+        self.tx.pending()
+    }
+
+    /// One clock cycle: `rx` on the MAC receive port, `tx_ready` from the MAC transmit side.
+    /// Returns the frame whose last beat left on the transmit port in this cycle.
+    pub fn step(&mut self, rx: Option<&Beat>, tx_ready: bool) -> Option<Vec<u8>> {
+        match rx {
+            Some(b) => {
+                self.m.set_bytes(self.p.rx_data, &b.data);
+                self.m.set(self.p.rx_keep, b.keep);
+                self.m.set(self.p.rx_last, b.last as u64);
+                self.m.set(self.p.rx_valid, 1);
+            }
+            None => self.m.set(self.p.rx_valid, 0),
+        }
+        self.m.set(self.p.rx_user, 0);
+        self.tx.drive(&mut self.m, false, false, tx_ready);
+        self.m.settle();
+        let sent = self.tx.sample(&self.m);
+        if self.m.get(self.p.rxd_rec_valid) == 1 {
+            let words = [self.m.get_bytes(self.p.rxd_rec_word0), self.m.get_bytes(self.p.rxd_rec_word1)];
+            self.records.push(unpack_record(&words, self.m.cycles));
+        }
+        if self.m.get(self.p.rxd_pl_valid) == 1 {
+            let (data, keep, last) = (self.p.rxd_pl_data, self.p.rxd_pl_keep, self.p.rxd_pl_last);
+            if let Some(p) = gather(&self.m, &mut self.partial, data, keep, last) {
+                self.payloads.push(p);
+            }
+        }
+        self.m.tick();
+        sent
+    }
+
+    /// Accepted frames as the receive outputs delivered them: record and payload; a record whose
+    /// payload is still coming is not listed yet.
+    pub fn delivered(&self) -> Vec<(RxRecord, Vec<u8>)> {
+        let mut payloads = self.payloads.iter();
+        let mut out = Vec::new();
+        for r in &self.records {
+            let p = if r.payload_len > 0 {
+                match payloads.next() {
+                    Some(p) => p.clone(),
+                    None => break,
+                }
+            } else {
+                Vec::new()
+            };
+            out.push((r.clone(), p));
+        }
+        out
+    }
+
+    /// How many accepted frames `delivered` lists, without copying them.
+    pub fn delivered_count(&self) -> usize {
+        let mut payloads = self.payloads.len();
+        let mut n = 0;
+        for r in &self.records {
+            if r.payload_len > 0 {
+                if payloads == 0 {
+                    break;
+                }
+                payloads -= 1;
+            }
+            n += 1;
+        }
+        n
     }
 
     pub fn model(&mut self) -> &mut Model {
@@ -90,12 +188,12 @@ impl NicSim {
         self.m.set(self.p.araddr, offset as u64);
         self.m.set(self.p.arvalid, 1);
         self.wait_for(self.p.arready, &timeout)?;
-        self.m.tick();
+        self.bar_tick();
         self.m.set(self.p.arvalid, 0);
         self.m.set(self.p.rready, 1);
         self.wait_for(self.p.rvalid, &timeout)?;
         let value = self.m.get(self.p.rdata) as u32;
-        self.m.tick();
+        self.bar_tick();
         self.m.set(self.p.rready, 0);
         Ok(value)
     }
@@ -109,14 +207,21 @@ impl NicSim {
         self.m.set(self.p.awvalid, 1);
         self.m.set(self.p.wvalid, 1);
         self.wait_for(self.p.awready, &timeout)?;
-        self.m.tick();
+        self.bar_tick();
         self.m.set(self.p.awvalid, 0);
         self.m.set(self.p.wvalid, 0);
         self.m.set(self.p.bready, 1);
         self.wait_for(self.p.bvalid, &timeout)?;
-        self.m.tick();
+        self.bar_tick();
         self.m.set(self.p.bready, 0);
         Ok(())
+    }
+
+    /// A cycle of a BAR0 access: the card runs, its receive port idle and its transmit port
+    /// held (a BAR access advances this card alone; frames wait in its FIFO).
+    fn bar_tick(&mut self) {
+        let sent = self.step(None, false);
+        debug_assert!(sent.is_none(), "nothing leaves while tx_ready is low");
     }
 
     /// Tick until `port` reads 1 before an edge (inputs settled), within the timeout.
@@ -126,7 +231,7 @@ impl NicSim {
             if self.m.get(port) == 1 {
                 return Ok(());
             }
-            self.m.tick();
+            self.bar_tick();
         }
         Err(timeout.clone())
     }
@@ -135,29 +240,14 @@ impl NicSim {
     /// `port.control`).
     pub fn receive(&mut self, frame: &[u8]) {
         for b in beats(frame) {
-            self.rx_beat(Some(&b));
+            self.step(Some(&b), true);
         }
-        self.rx_beat(None);
-    }
-
-    fn rx_beat(&mut self, beat: Option<&Beat>) {
-        match beat {
-            Some(b) => {
-                self.m.set_bytes(self.p.rx_data, &b.data);
-                self.m.set(self.p.rx_keep, b.keep);
-                self.m.set(self.p.rx_last, b.last as u64);
-                self.m.set(self.p.rx_valid, 1);
-            }
-            None => self.m.set(self.p.rx_valid, 0),
-        }
-        self.m.set(self.p.rx_user, 0);
-        self.m.tick();
     }
 
     /// Let `n` cycles pass.
     pub fn idle(&mut self, n: u64) {
         for _ in 0..n {
-            self.m.tick();
+            self.step(None, true);
         }
     }
 }

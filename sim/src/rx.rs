@@ -125,7 +125,7 @@ pub struct RxSim {
 
 /// Add one beat (its kept bytes) to `partial`; on the last beat, return the whole packet.
 /// A buffered record, decoded with the spec's layout.
-fn unpack_record(words: &[Vec<u8>; 2], cycle: u64) -> RxRecord {
+pub(crate) fn unpack_record(words: &[Vec<u8>; 2], cycle: u64) -> RxRecord {
     let field = |name: &str| -> u128 {
         let (w, at, bits) = rnic_spec::wire::rx::record_field(name).expect("record field");
         let mut v = 0u128;

@@ -10,8 +10,9 @@ use rnic_spec::wire::opcode::Opcode;
 use rnic_spec::wire::tx::{tx_opcodes, IpPair, TxDescriptor};
 use std::collections::VecDeque;
 
-struct Ports {
-    fcs_enable: Port,
+/// The ports of a transmit engine, wherever it sits: alone (`rnic_tx`: `hdr_*`, `pl_*`,
+/// `out_*`) or inside the NIC top (`txd_*`, `txp_*`, `tx_*`).
+pub(crate) struct Ports {
     hdr_valid: Port,
     hdr_ready: Port,
     pl_valid: Port,
@@ -22,87 +23,54 @@ struct Ports {
     out_data: Port,
     out_keep: Port,
     out_last: Port,
-    frames: Port,
-    /// The descriptor ports, in the order of `DESCRIPTOR_PORTS`, then the two IP addresses.
+    /// The descriptor ports, in the order of `DESCRIPTOR_FIELDS`, then the two IP addresses.
     desc: Vec<Port>,
     ip_src: Port,
     ip_dst: Port,
 }
 
-const DESCRIPTOR_PORTS: [&str; 24] = [
-    "hdr_eth_dst", "hdr_eth_src", "hdr_vlan", "hdr_vlan_tci", "hdr_ipv6", "hdr_dscp", "hdr_ecn", "hdr_ttl",
-    "hdr_flow_label", "hdr_udp_src_port", "hdr_opcode", "hdr_se", "hdr_pkey", "hdr_dest_qp", "hdr_ack_req",
-    "hdr_psn", "hdr_va", "hdr_rkey", "hdr_dma_len", "hdr_imm", "hdr_aeth_syndrome", "hdr_aeth_msn",
-    "hdr_payload_len", "hdr_valid",
+/// Descriptor port names after their prefix (`hdr_` / `txd_`); `valid` last, set with them.
+const DESCRIPTOR_FIELDS: [&str; 24] = [
+    "eth_dst", "eth_src", "vlan", "vlan_tci", "ipv6", "dscp", "ecn", "ttl", "flow_label", "udp_src_port", "opcode",
+    "se", "pkey", "dest_qp", "ack_req", "psn", "va", "rkey", "dma_len", "imm", "aeth_syndrome", "aeth_msn",
+    "payload_len", "valid",
 ];
 
-/// The transmit engine with queues of descriptors and payload beats in front of it.
-pub struct TxSim {
-    m: Model,
+/// Queues of descriptors and payload beats in front of a transmit engine, and the frames that
+/// came out of it.
+pub(crate) struct TxQueues {
     p: Ports,
     descs: VecDeque<TxDescriptor>,
     payload: VecDeque<[u8; BEAT_BYTES]>,
     partial: Vec<u8>,
-    frames: Vec<(u64, Vec<u8>)>,
-    /// Percent of cycles on which the input queues hold back / the consumer is not ready.
-    input_gaps: u32,
-    backpressure: u32,
-    rng: u64,
+    pub(crate) frames: Vec<(u64, Vec<u8>)>,
     underruns: u64,
 }
 
-impl TxSim {
-    pub fn new(fcs: bool) -> Result<TxSim, SimError> {
-        let mut m = Model::new("rnic_tx")?;
+impl TxQueues {
+    /// `hdr`, `pl`, `out`: the port name prefixes of descriptors, payload and frames.
+    pub(crate) fn new(m: &Model, hdr: &str, pl: &str, out: &str) -> Result<TxQueues, SimError> {
+        let name = |prefix: &str, n: &str| format!("{prefix}{n}");
         let p = Ports {
-            fcs_enable: m.port("fcs_enable")?,
-            hdr_valid: m.port("hdr_valid")?,
-            hdr_ready: m.port("hdr_ready")?,
-            pl_valid: m.port("pl_valid")?,
-            pl_ready: m.port("pl_ready")?,
-            pl_data: m.port("pl_data")?,
-            out_valid: m.port("out_valid")?,
-            out_ready: m.port("out_ready")?,
-            out_data: m.port("out_data")?,
-            out_keep: m.port("out_keep")?,
-            out_last: m.port("out_last")?,
-            frames: m.port("frames")?,
-            desc: DESCRIPTOR_PORTS.iter().map(|n| m.port(n)).collect::<Result<_, _>>()?,
-            ip_src: m.port("hdr_ip_src")?,
-            ip_dst: m.port("hdr_ip_dst")?,
+            hdr_valid: m.port(&name(hdr, "valid"))?,
+            hdr_ready: m.port(&name(hdr, "ready"))?,
+            pl_valid: m.port(&name(pl, "valid"))?,
+            pl_ready: m.port(&name(pl, "ready"))?,
+            pl_data: m.port(&name(pl, "data"))?,
+            out_valid: m.port(&name(out, "valid"))?,
+            out_ready: m.port(&name(out, "ready"))?,
+            out_data: m.port(&name(out, "data"))?,
+            out_keep: m.port(&name(out, "keep"))?,
+            out_last: m.port(&name(out, "last"))?,
+            desc: DESCRIPTOR_FIELDS.iter().map(|n| m.port(&name(hdr, n))).collect::<Result<_, _>>()?,
+            ip_src: m.port(&name(hdr, "ip_src"))?,
+            ip_dst: m.port(&name(hdr, "ip_dst"))?,
         };
-        m.set(p.fcs_enable, fcs as u64);
-        Ok(TxSim {
-            m,
-            p,
-            descs: VecDeque::new(),
-            payload: VecDeque::new(),
-            partial: Vec::new(),
-            frames: Vec::new(),
-            input_gaps: 0,
-            backpressure: 0,
-            rng: 1,
-            underruns: 0,
-        })
-    }
-
-    pub fn model(&mut self) -> &mut Model {
-        &mut self.m
-    }
-
-    pub fn cycles(&self) -> u64 {
-        self.m.cycles
-    }
-
-    /// Idle input cycles and consumer backpressure, each on about `percent` % of cycles.
-    pub fn set_gaps(&mut self, input_gaps: u32, backpressure: u32, seed: u64) {
-        self.input_gaps = input_gaps;
-        self.backpressure = backpressure;
-        self.rng = seed | 1;
+        Ok(TxQueues { p, descs: VecDeque::new(), payload: VecDeque::new(), partial: Vec::new(), frames: Vec::new(), underruns: 0 })
     }
 
     /// Queue one packet: its descriptor and its payload (`desc.payload_len` bytes).
-    pub fn queue(&mut self, desc: TxDescriptor, payload: &[u8]) {
+    pub(crate) fn queue(&mut self, desc: TxDescriptor, payload: &[u8]) {
         assert_eq!(payload.len(), desc.payload_len as usize, "payload length must match the descriptor");
         self.descs.push_back(desc);
         for chunk in payload.chunks(BEAT_BYTES) {
@@ -112,14 +80,55 @@ impl TxSim {
         }
     }
 
-    fn roll(&mut self, percent: u32) -> bool {
-        self.rng ^= self.rng << 13;
-        self.rng ^= self.rng >> 7;
-        self.rng ^= self.rng << 17;
-        ((self.rng % 100) as u32) < percent
+    /// Set the inputs for the coming edge: the queues' heads unless held back, and `ready`.
+    pub(crate) fn drive(&mut self, m: &mut Model, hold_desc: bool, hold_payload: bool, ready: bool) {
+        match self.descs.front().copied() {
+            Some(d) if !hold_desc => self.drive_descriptor(m, &d),
+            _ => m.set(self.p.hdr_valid, 0),
+        }
+        match self.payload.front() {
+            Some(beat) if !hold_payload => {
+                m.set_bytes(self.p.pl_data, beat);
+                m.set(self.p.pl_valid, 1);
+            }
+            _ => m.set(self.p.pl_valid, 0),
+        }
+        m.set(self.p.out_ready, ready as u64);
     }
 
-    fn drive_descriptor(&mut self, d: &TxDescriptor) {
+    /// After the inputs settled, before the edge: take what transfers. Returns a frame whose
+    /// last beat transfers now.
+    pub(crate) fn sample(&mut self, m: &Model) -> Option<Vec<u8>> {
+        if m.get(self.p.hdr_valid) == 1 && m.get(self.p.hdr_ready) == 1 {
+            self.descs.pop_front();
+        }
+        if m.get(self.p.pl_valid) == 1 && m.get(self.p.pl_ready) == 1 {
+            self.payload.pop_front();
+        }
+        let out_valid = m.get(self.p.out_valid) == 1;
+        if !out_valid && !self.partial.is_empty() {
+            self.underruns += 1;
+        }
+        if out_valid && m.get(self.p.out_ready) == 1 {
+            let (data, keep, last) = (self.p.out_data, self.p.out_keep, self.p.out_last);
+            if let Some(frame) = gather(m, &mut self.partial, data, keep, last) {
+                self.frames.push((m.cycles, frame.clone()));
+                return Some(frame);
+            }
+        }
+        None
+    }
+
+    /// Descriptors and payload beats not yet taken.
+    pub(crate) fn pending(&self) -> (usize, usize) {
+        (self.descs.len(), self.payload.len())
+    }
+
+    pub(crate) fn underruns(&self) -> u64 {
+        self.underruns
+    }
+
+    fn drive_descriptor(&mut self, m: &mut Model, d: &TxDescriptor) {
         let mac = |b: [u8; 6]| b.iter().fold(0u64, |a, &x| a << 8 | x as u64);
         let (v6, src, dst) = match d.ip {
             IpPair::V4 { src, dst } => (false, u32::from_be_bytes(src) as u128, u32::from_be_bytes(dst) as u128),
@@ -153,77 +162,98 @@ impl TxSim {
             1,
         ];
         for (&p, v) in self.p.desc.iter().zip(values) {
-            self.m.set(p, v);
+            m.set(p, v);
         }
-        self.m.set_bytes(self.p.ip_src, &src.to_le_bytes());
-        self.m.set_bytes(self.p.ip_dst, &dst.to_le_bytes());
+        m.set_bytes(self.p.ip_src, &src.to_le_bytes());
+        m.set_bytes(self.p.ip_dst, &dst.to_le_bytes());
+    }
+}
+
+/// The transmit engine alone (`rnic_tx`) with queues in front of it.
+pub struct TxSim {
+    m: Model,
+    q: TxQueues,
+    frames_port: Port,
+    /// Percent of cycles on which the input queues hold back / the consumer is not ready.
+    input_gaps: u32,
+    backpressure: u32,
+    rng: u64,
+}
+
+impl TxSim {
+    pub fn new(fcs: bool) -> Result<TxSim, SimError> {
+        let mut m = Model::new("rnic_tx")?;
+        let q = TxQueues::new(&m, "hdr_", "pl_", "out_")?;
+        let fcs_port = m.port("fcs_enable")?;
+        m.set(fcs_port, fcs as u64);
+        let frames_port = m.port("frames")?;
+        Ok(TxSim { m, q, frames_port, input_gaps: 0, backpressure: 0, rng: 1 })
+    }
+
+    /// Queue one packet: its descriptor and its payload (`desc.payload_len` bytes).
+    pub fn queue(&mut self, desc: TxDescriptor, payload: &[u8]) {
+        self.q.queue(desc, payload);
+    }
+
+    pub fn model(&mut self) -> &mut Model {
+        &mut self.m
+    }
+
+    pub fn cycles(&self) -> u64 {
+        self.m.cycles
+    }
+
+    /// Idle input cycles and consumer backpressure, each on about `percent` % of cycles.
+    pub fn set_gaps(&mut self, input_gaps: u32, backpressure: u32, seed: u64) {
+        self.input_gaps = input_gaps;
+        self.backpressure = backpressure;
+        self.rng = seed | 1;
+    }
+
+    fn roll(&mut self, percent: u32) -> bool {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        ((self.rng % 100) as u32) < percent
     }
 
     /// One clock cycle.
     pub fn tick(&mut self) {
-        let desc_gap = self.roll(self.input_gaps);
-        match self.descs.front().copied() {
-            Some(d) if !desc_gap => self.drive_descriptor(&d),
-            _ => self.m.set(self.p.hdr_valid, 0),
-        }
-        let pl_gap = self.roll(self.input_gaps);
-        match self.payload.front() {
-            Some(beat) if !pl_gap => {
-                let beat = *beat;
-                self.m.set_bytes(self.p.pl_data, &beat);
-                self.m.set(self.p.pl_valid, 1);
-            }
-            _ => self.m.set(self.p.pl_valid, 0),
-        }
+        let (hold_desc, hold_payload) = (self.roll(self.input_gaps), self.roll(self.input_gaps));
         let ready = !self.roll(self.backpressure);
-        self.m.set(self.p.out_ready, ready as u64);
+        self.q.drive(&mut self.m, hold_desc, hold_payload, ready);
         // Sample the handshakes before the edge (ready may follow valid combinationally).
         self.m.settle();
-        if self.m.get(self.p.hdr_valid) == 1 && self.m.get(self.p.hdr_ready) == 1 {
-            self.descs.pop_front();
-        }
-        if self.m.get(self.p.pl_valid) == 1 && self.m.get(self.p.pl_ready) == 1 {
-            self.payload.pop_front();
-        }
-        let out_valid = self.m.get(self.p.out_valid) == 1;
-        if !out_valid && !self.partial.is_empty() {
-            self.underruns += 1;
-        }
-        if out_valid && ready {
-            let (data, keep, last) = (self.p.out_data, self.p.out_keep, self.p.out_last);
-            if let Some(frame) = gather(&self.m, &mut self.partial, data, keep, last) {
-                self.frames.push((self.m.cycles, frame));
-            }
-        }
+        self.q.sample(&self.m);
         self.m.tick();
     }
 
     /// Run until `n` frames have come out in total, or `max` cycles have passed.
     pub fn run_until(&mut self, n: usize, max: u64) {
         let end = self.m.cycles + max;
-        while self.frames.len() < n && self.m.cycles < end {
+        while self.q.frames.len() < n && self.m.cycles < end {
             self.tick();
         }
     }
 
     /// Frames out so far, with the cycle of their last beat.
     pub fn frames(&self) -> &[(u64, Vec<u8>)] {
-        &self.frames
+        &self.q.frames
     }
 
     /// Cycles on which a started frame had no valid beat (a MAC would see an underrun).
     pub fn underruns(&self) -> u64 {
-        self.underruns
+        self.q.underruns()
     }
 
     /// The engine's own count of frames sent.
     pub fn frame_counter(&self) -> u64 {
-        self.m.get(self.p.frames)
+        self.m.get(self.frames_port)
     }
 
     /// Descriptors and payload beats not yet taken.
     pub fn pending(&self) -> (usize, usize) {
-        (self.descs.len(), self.payload.len())
+        self.q.pending()
     }
 }
 
