@@ -100,3 +100,45 @@ fn link_carries_full_size_frames_at_line_rate() {
     eprintln!("{per_frame:.2} cycles per frame (wire: {expected:.2}), payload {gbps:.2} Gb/s of {limit:.2} Gb/s possible");
     assert!((per_frame - expected).abs() < 0.005 * expected, "{per_frame} cycles per frame, the wire needs {expected}");
 }
+
+#[test]
+fn network_faults_reach_the_receiver_as_a_network_would_deliver_them() {
+    use rnic_sim::world::Faults;
+    let faults = Faults { seed: 7, loss: 4.0, corrupt: 4.0, duplicate: 4.0, reorder: 4.0, ce_mark: 25.0 };
+    let mut world = World::new(LinkConfig { faults, ..LinkConfig::default() }).unwrap();
+    let mut rng = SmallRng::seed_from_u64(0xfa17);
+    let n = 300;
+    let mut sent = Vec::new();
+    for psn in 0..n {
+        let mut d = random_descriptor(&mut rng, 1024);
+        d.psn = psn; // unique, to find each delivered frame's original
+        let payload: Vec<u8> = (0..d.payload_len).map(|_| rng.gen()).collect();
+        world.nics[0].send(d, &payload);
+        sent.push((d, payload));
+    }
+    world.run_until(400_000, |w| w.nics[0].tx_pending() == (0, 0) && w.link_idle() && w.cycles() > 10_000);
+    let f = world.faults;
+    assert!(f.lost > 0 && f.corrupted > 0 && f.duplicated > 0 && f.reordered > 0 && f.ce_marked > 0, "{f:?}");
+
+    let got = world.nics[1].delivered();
+    let mut psns = Vec::new();
+    let mut newly_marked = 0;
+    for (rec, data) in &got {
+        let (d, payload) = &sent[rec.psn as usize];
+        assert_eq!((rec.opcode, data), (d.opcode, payload), "psn {}", rec.psn);
+        if rec.ecn == 3 && d.ecn != 3 {
+            assert_ne!(d.ecn, 0, "a switch marks only ECN-capable frames");
+            newly_marked += 1;
+        }
+        psns.push(rec.psn);
+    }
+    assert!(newly_marked > 0, "CE-marked frames stay valid (the ICRC does not cover ECN)");
+    assert!(psns.windows(2).any(|w| w[1] < w[0]), "reordered frames arrive late");
+    let mut dev = Device::open(std::mem::replace(&mut world.nics[1], rnic_sim::nic::NicSim::new().unwrap())).unwrap();
+    let accepted = dev.read("rx_counters", "accepted").unwrap() as u64;
+    let bad_fcs = dev.read("rx_counters", "bad_fcs").unwrap() as u64;
+    assert_eq!(accepted, got.len() as u64);
+    // Every frame that arrived was counted once: lost ones never did, duplicates twice.
+    assert_eq!(accepted + bad_fcs, n as u64 - f.lost + f.duplicated, "{f:?}");
+    assert!(bad_fcs >= f.corrupted, "every corrupted frame fails its FCS");
+}

@@ -16,6 +16,8 @@ use std::collections::VecDeque;
 
 /// Bytes a frame costs on the wire beyond its own: preamble + SFD and the inter-frame gap.
 pub const WIRE_OVERHEAD: usize = 8 + 12;
+/// Cycles of quiet after which a frame held back for reordering is let go.
+const REORDER_WAIT: u64 = 1000;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LinkConfig {
@@ -25,12 +27,41 @@ pub struct LinkConfig {
     pub propagation_cycles: u64,
     /// Wire time the sending MAC buffers before it holds `tx_ready` low.
     pub mac_buffer_cycles: f64,
+    pub faults: Faults,
 }
 
 impl Default for LinkConfig {
     fn default() -> Self {
-        LinkConfig { gbps: 100.0, propagation_cycles: 0, mac_buffer_cycles: 100.0 }
+        LinkConfig { gbps: 100.0, propagation_cycles: 0, mac_buffer_cycles: 100.0, faults: Faults::default() }
     }
+}
+
+/// What the network does to frames, each with a per-frame probability in percent, drawn from
+/// a seeded generator so a run repeats exactly. The capture records frames as sent.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Faults {
+    pub seed: u64,
+    /// The frame never arrives.
+    pub loss: f64,
+    /// One random bit of the frame flips (the receiver's FCS check catches it).
+    pub corrupt: f64,
+    /// The frame arrives twice.
+    pub duplicate: f64,
+    /// The frame arrives after the next one.
+    pub reorder: f64,
+    /// A switch marks the ECN field Congestion Experienced (ECT frames only), fixing the IPv4
+    /// checksum and the FCS as a switch does; the ICRC stays valid.
+    pub ce_mark: f64,
+}
+
+/// What the link did, per kind of fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FaultCounts {
+    pub lost: u64,
+    pub corrupted: u64,
+    pub duplicated: u64,
+    pub reordered: u64,
+    pub ce_marked: u64,
 }
 
 /// One direction of the link.
@@ -42,6 +73,8 @@ struct Direction {
     flying: VecDeque<(u64, Vec<u8>)>,
     /// Beats of the frame being handed to the receiving card.
     handing: VecDeque<Beat>,
+    /// A frame held back to arrive after the next one.
+    held: Option<Vec<u8>>,
 }
 
 pub struct World {
@@ -54,6 +87,8 @@ pub struct World {
     capture: Vec<(u64, usize, Vec<u8>)>,
     /// Frames that are carrying an FCS (the cards' soft-MAC mode, the default).
     fcs: bool,
+    rng: u64,
+    pub faults: FaultCounts,
 }
 
 impl World {
@@ -65,7 +100,53 @@ impl World {
             cycle: 0,
             capture: Vec::new(),
             fcs: true,
+            rng: cfg.faults.seed | 1,
+            faults: FaultCounts::default(),
         })
+    }
+
+    /// True with probability `percent` %.
+    fn roll(&mut self, percent: f64) -> bool {
+        if percent <= 0.0 {
+            return false;
+        }
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        ((self.rng % 1_000_000) as f64) < percent * 10_000.0
+    }
+
+    /// The network's effect on a frame leaving a card: the frames that arrive, in order.
+    fn through_network(&mut self, from: usize, mut frame: Vec<u8>) -> Vec<Vec<u8>> {
+        let f = self.cfg.faults;
+        if self.roll(f.loss) {
+            self.faults.lost += 1;
+            return Vec::new();
+        }
+        if self.roll(f.ce_mark) && mark_ce(&mut frame, self.fcs) {
+            self.faults.ce_marked += 1;
+        }
+        if self.roll(f.corrupt) {
+            self.rng ^= self.rng << 13;
+            self.rng ^= self.rng >> 7;
+            self.rng ^= self.rng << 17;
+            let bit = (self.rng % (8 * frame.len() as u64)) as usize;
+            frame[bit / 8] ^= 1 << (bit % 8);
+            self.faults.corrupted += 1;
+        }
+        let mut out = vec![frame];
+        if self.roll(f.duplicate) {
+            out.push(out[0].clone());
+            self.faults.duplicated += 1;
+        }
+        let d = &mut self.link[from];
+        if let Some(held) = d.held.take() {
+            out.push(held);
+        } else if self.roll(f.reorder) {
+            self.faults.reordered += 1;
+            self.link[from].held = out.pop();
+        }
+        out
     }
 
     pub fn cycles(&self) -> u64 {
@@ -80,6 +161,14 @@ impl World {
     /// One clock cycle of both cards and the link.
     pub fn step(&mut self) {
         let now = self.cycle;
+        for d in &mut self.link {
+            // A frame held back for reordering goes once its direction has been quiet a while.
+            if d.busy_until + (REORDER_WAIT as f64) < now as f64 {
+                if let Some(f) = d.held.take() {
+                    d.flying.push_back((now, f));
+                }
+            }
+        }
         for from in 0..2 {
             let to = 1 - from;
             let d = &mut self.link[from];
@@ -94,7 +183,10 @@ impl World {
                 let d = &mut self.link[to];
                 let start = d.busy_until.max(now as f64);
                 d.busy_until = start + wire;
-                d.flying.push_back((d.busy_until.ceil() as u64 + self.cfg.propagation_cycles, frame.clone()));
+                let arrival = d.busy_until.ceil() as u64 + self.cfg.propagation_cycles;
+                for f in self.through_network(to, frame.clone()) {
+                    self.link[to].flying.push_back((arrival, f));
+                }
                 let mut captured = frame;
                 if self.fcs {
                     captured.truncate(captured.len().saturating_sub(4));
@@ -117,9 +209,9 @@ impl World {
         done(self)
     }
 
-    /// Nothing queued, on the wire, or being handed over.
+    /// Nothing on the wire, held back, or being handed over.
     pub fn link_idle(&self) -> bool {
-        self.link.iter().all(|d| d.flying.is_empty() && d.handing.is_empty())
+        self.link.iter().all(|d| d.flying.is_empty() && d.handing.is_empty() && d.held.is_none())
     }
 
     /// Frames on the wire so far: (ns, sending card, frame without FCS).
@@ -132,4 +224,39 @@ impl World {
         let frames: Vec<(u64, Vec<u8>)> = self.capture.iter().map(|(ns, _, f)| (*ns, f.clone())).collect();
         crate::pcap::write(&frames)
     }
+}
+
+/// Set the ECN field of an ECT frame to CE (11), as a congested switch does: the IPv4 header
+/// checksum and the FCS are recomputed, the ICRC is not (it does not cover ECN). Returns false,
+/// leaving the frame alone, for frames that are not IP or not ECN-capable.
+pub fn mark_ce(frame: &mut [u8], fcs: bool) -> bool {
+    use rnic_spec::wire::eth::{EthHeader, ETHERTYPE_IPV4, ETHERTYPE_IPV6};
+    use rnic_spec::wire::ip::{Ipv4Header, IPV4_LEN, IPV4_TOS_OFF};
+    let Ok((eth, l2)) = EthHeader::parse(frame) else { return false };
+    match eth.ethertype {
+        ETHERTYPE_IPV4 if frame.len() >= l2 + IPV4_LEN => {
+            if frame[l2 + IPV4_TOS_OFF] & 3 == 0 {
+                return false;
+            }
+            frame[l2 + IPV4_TOS_OFF] |= 3;
+            let Ok((h, _)) = Ipv4Header::parse(&frame[l2..]) else { return false };
+            let mut fixed = Vec::with_capacity(IPV4_LEN);
+            h.with_checksum().pack(&mut fixed);
+            frame[l2..l2 + IPV4_LEN].copy_from_slice(&fixed);
+        }
+        // The traffic class straddles the first two bytes; ECN is its low two bits.
+        ETHERTYPE_IPV6 if frame.len() >= l2 + 2 => {
+            if frame[l2 + 1] & 0x30 == 0 {
+                return false;
+            }
+            frame[l2 + 1] |= 0x30;
+        }
+        _ => return false,
+    }
+    if fcs && frame.len() >= 4 {
+        let n = frame.len() - 4;
+        let crc = rnic_spec::wire::fcs(&frame[..n]);
+        frame[n..].copy_from_slice(&crc.to_le_bytes());
+    }
+    true
 }
