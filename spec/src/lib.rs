@@ -3,8 +3,9 @@
 //! Everything that both the RTL (`rnic-hdl`) and the software (driver, simulator, tests) need to
 //! agree on is written here once: wire formats and the opcode table, the CRC functions behind
 //! the FCS and the ICRC, PSN arithmetic, the receive-path verdicts with their drop reasons, the
-//! transmit descriptor, and the BAR0 register map.
+//! transmit descriptor, the BAR0 register map, and the host-memory queue formats.
 //! This crate has no rust-hdl dependency so the driver can use it on any host.
 
+pub mod desc;
 pub mod regs;
 pub mod wire;

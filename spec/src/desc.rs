@@ -1,0 +1,256 @@
+//! Host-memory formats shared by the driver and the DMA queue manager: send and receive work
+//! queue entries, completion queue entries, and the doorbell words.
+//!
+//! All fields are little-endian in host memory; the hardware puts them on the wire big-endian
+//! where the wire has them (immediate data, keys, addresses). Queues are rings of fixed-size
+//! entries in DMA memory, a power of two long. Status: the formats are fixed here first; the
+//! queue manager that reads and writes them is not built yet.
+//!
+//! Ownership of completion entries uses a phase bit: the card writes entries with `owner` set
+//! to the pass count of the ring modulo 2 (1 on the first pass), so software knows an entry is
+//! new without the card ever reading the consumer index first.
+
+/// Send work queue entry size.
+pub const SEND_WQE_LEN: usize = 64;
+/// Receive work queue entry size.
+pub const RECV_WQE_LEN: usize = 32;
+/// Completion queue entry size.
+pub const CQE_LEN: usize = 32;
+
+/// What a send work request asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum SendOp {
+    Send = 0,
+    SendImm = 1,
+    Write = 2,
+    WriteImm = 3,
+    Read = 4,
+}
+
+impl SendOp {
+    pub fn from_code(c: u8) -> Option<SendOp> {
+        [SendOp::Send, SendOp::SendImm, SendOp::Write, SendOp::WriteImm, SendOp::Read].into_iter().find(|o| *o as u8 == c)
+    }
+    /// Operations that name remote memory (a RETH on the wire).
+    pub fn is_rdma(self) -> bool {
+        matches!(self, SendOp::Write | SendOp::WriteImm | SendOp::Read)
+    }
+    pub fn has_imm(self) -> bool {
+        matches!(self, SendOp::SendImm | SendOp::WriteImm)
+    }
+}
+
+/// Send WQE flags.
+pub mod send_flags {
+    /// Write a completion when the request completes successfully (errors always complete).
+    pub const SIGNALED: u8 = 1 << 0;
+    /// Set the solicited-event bit on the last packet.
+    pub const SOLICITED: u8 = 1 << 1;
+}
+
+/// A send work queue entry (one scatter/gather element).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SendWqe {
+    pub wr_id: u64,
+    pub op: u8,
+    pub flags: u8,
+    pub imm: u32,
+    pub local_addr: u64,
+    pub length: u32,
+    pub lkey: u32,
+    pub remote_addr: u64,
+    pub rkey: u32,
+}
+
+/// A receive work queue entry (one scatter/gather element).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RecvWqe {
+    pub wr_id: u64,
+    pub addr: u64,
+    pub length: u32,
+    pub lkey: u32,
+}
+
+/// Completion status, as `ibv_wc_status` orders the ones this card reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum CqStatus {
+    Success = 0,
+    /// The local buffer is shorter than the data (receive) or outside its region.
+    LocalLength = 1,
+    /// The lkey is unknown, of another PD, or lacks the access.
+    LocalProtection = 4,
+    /// The responder refused the remote key, range or access (NAK remote access error).
+    RemoteAccess = 10,
+    /// The responder found the request invalid (NAK invalid request).
+    RemoteInvalidRequest = 9,
+    /// Retries exhausted without an acknowledgement.
+    RetryExceeded = 12,
+    /// The request was flushed because the QP entered the error state.
+    Flushed = 5,
+}
+
+impl CqStatus {
+    pub fn from_code(c: u8) -> Option<CqStatus> {
+        use CqStatus::*;
+        [Success, LocalLength, LocalProtection, RemoteAccess, RemoteInvalidRequest, RetryExceeded, Flushed]
+            .into_iter()
+            .find(|s| *s as u8 == c)
+    }
+}
+
+/// What completed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum CqOp {
+    Send = 0,
+    Write = 1,
+    Read = 2,
+    Recv = 3,
+    /// A receive consumed by an RDMA WRITE with immediate (no data in the receive buffer).
+    RecvRdmaImm = 4,
+}
+
+/// CQE flags.
+pub mod cqe_flags {
+    /// `imm` holds immediate data.
+    pub const IMM: u8 = 1 << 0;
+}
+
+/// A completion queue entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Cqe {
+    pub wr_id: u64,
+    pub byte_len: u32,
+    pub imm: u32,
+    pub qpn: u32,
+    pub op: u8,
+    pub status: u8,
+    pub flags: u8,
+    /// Phase bit (bit 0): see the module comment.
+    pub owner: u8,
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+impl SendWqe {
+    pub fn pack(&self) -> [u8; SEND_WQE_LEN] {
+        let mut b = [0u8; SEND_WQE_LEN];
+        b[0..8].copy_from_slice(&self.wr_id.to_le_bytes());
+        b[8] = self.op;
+        b[9] = self.flags;
+        b[12..16].copy_from_slice(&self.imm.to_le_bytes());
+        b[16..24].copy_from_slice(&self.local_addr.to_le_bytes());
+        b[24..28].copy_from_slice(&self.length.to_le_bytes());
+        b[28..32].copy_from_slice(&self.lkey.to_le_bytes());
+        b[32..40].copy_from_slice(&self.remote_addr.to_le_bytes());
+        b[40..44].copy_from_slice(&self.rkey.to_le_bytes());
+        b
+    }
+
+    pub fn parse(b: &[u8; SEND_WQE_LEN]) -> SendWqe {
+        SendWqe {
+            wr_id: u64_at(b, 0),
+            op: b[8],
+            flags: b[9],
+            imm: u32_at(b, 12),
+            local_addr: u64_at(b, 16),
+            length: u32_at(b, 24),
+            lkey: u32_at(b, 28),
+            remote_addr: u64_at(b, 32),
+            rkey: u32_at(b, 40),
+        }
+    }
+}
+
+impl RecvWqe {
+    pub fn pack(&self) -> [u8; RECV_WQE_LEN] {
+        let mut b = [0u8; RECV_WQE_LEN];
+        b[0..8].copy_from_slice(&self.wr_id.to_le_bytes());
+        b[8..16].copy_from_slice(&self.addr.to_le_bytes());
+        b[16..20].copy_from_slice(&self.length.to_le_bytes());
+        b[20..24].copy_from_slice(&self.lkey.to_le_bytes());
+        b
+    }
+
+    pub fn parse(b: &[u8; RECV_WQE_LEN]) -> RecvWqe {
+        RecvWqe { wr_id: u64_at(b, 0), addr: u64_at(b, 8), length: u32_at(b, 16), lkey: u32_at(b, 20) }
+    }
+}
+
+impl Cqe {
+    pub fn pack(&self) -> [u8; CQE_LEN] {
+        let mut b = [0u8; CQE_LEN];
+        b[0..8].copy_from_slice(&self.wr_id.to_le_bytes());
+        b[8..12].copy_from_slice(&self.byte_len.to_le_bytes());
+        b[12..16].copy_from_slice(&self.imm.to_le_bytes());
+        b[16..20].copy_from_slice(&(self.qpn & 0xFF_FFFF).to_le_bytes());
+        b[20] = self.op;
+        b[21] = self.status;
+        b[22] = self.flags;
+        b[31] = self.owner & 1;
+        b
+    }
+
+    pub fn parse(b: &[u8; CQE_LEN]) -> Cqe {
+        Cqe {
+            wr_id: u64_at(b, 0),
+            byte_len: u32_at(b, 8),
+            imm: u32_at(b, 12),
+            qpn: u32_at(b, 16) & 0xFF_FFFF,
+            op: b[20],
+            status: b[21],
+            flags: b[22],
+            owner: b[31] & 1,
+        }
+    }
+}
+
+/// A doorbell write: queue index in the top 16 bits, the new producer (send / receive queue) or
+/// consumer (completion queue) index in the low 16. Indexes count entries modulo 2^16, so a
+/// ring holds at most 2^15 entries and full and empty differ.
+pub fn doorbell(queue: u16, index: u16) -> u32 {
+    (queue as u32) << 16 | index as u32
+}
+
+/// The (queue, index) of a doorbell word.
+pub fn parse_doorbell(word: u32) -> (u16, u16) {
+    ((word >> 16) as u16, word as u16)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_round_trip() {
+        let w = SendWqe {
+            wr_id: 0x0123_4567_89AB_CDEF,
+            op: SendOp::WriteImm as u8,
+            flags: send_flags::SIGNALED,
+            imm: 0xDEAD_BEEF,
+            local_addr: 0x1_0000_0040,
+            length: 65536,
+            lkey: 0x100,
+            remote_addr: 0x2_0000_0003,
+            rkey: 0x200,
+        };
+        assert_eq!(SendWqe::parse(&w.pack()), w);
+        let r = RecvWqe { wr_id: 7, addr: 0x3000, length: 4096, lkey: 9 };
+        assert_eq!(RecvWqe::parse(&r.pack()), r);
+        let c = Cqe { wr_id: 9, byte_len: 1, imm: 2, qpn: 0x12_3456, op: CqOp::Recv as u8, status: 10, flags: 1, owner: 1 };
+        assert_eq!(Cqe::parse(&c.pack()), c);
+        assert_eq!(c.pack()[31], 1, "the owner bit is in the entry's last byte");
+        assert_eq!(parse_doorbell(doorbell(0x1234, 0xFFFF)), (0x1234, 0xFFFF));
+        assert_eq!(CqStatus::from_code(10), Some(CqStatus::RemoteAccess));
+        assert_eq!(SendOp::from_code(3), Some(SendOp::WriteImm));
+        assert!(SendOp::from_code(9).is_none());
+    }
+}
