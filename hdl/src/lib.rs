@@ -32,6 +32,7 @@ macro_rules! hdl_block {
 pub mod crc;
 pub mod crc_insert;
 pub mod csr;
+pub mod dma;
 pub mod gen;
 pub mod mac;
 pub mod nic;

@@ -3,6 +3,7 @@
 
 pub mod axis;
 pub mod bench;
+pub mod host;
 pub mod model;
 pub mod nic;
 pub mod pcap;

@@ -1,0 +1,3 @@
+//! DMA to host memory over the card's AXI4 master port (512-bit, device addresses = IOVAs).
+
+pub mod write;

@@ -1,0 +1,194 @@
+//! Host memory behind the card's AXI4 master port: sparse byte-addressable memory and an AXI4
+//! slave model for it with PCIe-like latency and optional backpressure.
+//!
+//! The slave also checks the master's side of the protocol and records every violation
+//! (a burst crossing 4 KiB, WLAST in the wrong place, a beat size other than 64 bytes is not
+//! expressible here), so tests can require that there were none.
+
+use crate::bench::CLOCK_MHZ;
+use crate::{Model, Port, SimError};
+use std::collections::{HashMap, VecDeque};
+
+const PAGE: u64 = 4096;
+
+/// Sparse host memory: bytes never written read as `fill`.
+#[derive(Debug, Clone)]
+pub struct HostMemory {
+    pages: HashMap<u64, Box<[u8; PAGE as usize]>>,
+    fill: u8,
+}
+
+impl HostMemory {
+    pub fn new(fill: u8) -> HostMemory {
+        HostMemory { pages: HashMap::new(), fill }
+    }
+
+    pub fn read(&self, addr: u64, len: usize) -> Vec<u8> {
+        (0..len as u64).map(|i| self.byte(addr + i)).collect()
+    }
+
+    pub fn byte(&self, addr: u64) -> u8 {
+        self.pages.get(&(addr / PAGE)).map_or(self.fill, |p| p[(addr % PAGE) as usize])
+    }
+
+    pub fn write(&mut self, addr: u64, data: &[u8]) {
+        for (i, &b) in data.iter().enumerate() {
+            let a = addr + i as u64;
+            let fill = self.fill;
+            self.pages.entry(a / PAGE).or_insert_with(|| Box::new([fill; PAGE as usize]))[(a % PAGE) as usize] = b;
+        }
+    }
+
+    /// Write the bytes of a 64-byte beat at `addr` (64-byte aligned) whose strobe bit is set.
+    pub fn write_beat(&mut self, addr: u64, data: &[u8], strb: u64) {
+        for (i, &b) in data.iter().enumerate().take(64) {
+            if strb >> i & 1 == 1 {
+                self.write(addr + i as u64, &[b]);
+            }
+        }
+    }
+}
+
+/// Latencies of the host side, in cycles of the 250 MHz core clock.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HostTiming {
+    /// From a read request to its first data beat (PCIe Gen3 x16: about 800 ns).
+    pub read_cycles: u64,
+    /// From a write burst's last beat to its response (about 400 ns).
+    pub write_cycles: u64,
+    /// Percent of cycles on which the slave holds a ready low.
+    pub backpressure: u32,
+}
+
+impl Default for HostTiming {
+    fn default() -> Self {
+        let ns = |t: f64| (t * CLOCK_MHZ / 1000.0) as u64;
+        HostTiming { read_cycles: ns(800.0), write_cycles: ns(400.0), backpressure: 0 }
+    }
+}
+
+struct WritePorts {
+    awvalid: Port,
+    awready: Port,
+    awaddr: Port,
+    awlen: Port,
+    wvalid: Port,
+    wready: Port,
+    wdata: Port,
+    wstrb: Port,
+    wlast: Port,
+    bvalid: Port,
+    bready: Port,
+    bresp: Port,
+}
+
+/// The write half of an AXI4 slave in front of [`HostMemory`].
+pub struct AxiWriteSlave {
+    p: WritePorts,
+    timing: HostTiming,
+    /// Announced bursts: (address of the next beat, beats left).
+    bursts: VecDeque<(u64, u32)>,
+    /// Responses due: cycle at which they may be given.
+    responses: VecDeque<u64>,
+    rng: u64,
+    /// Protocol violations seen.
+    pub violations: Vec<String>,
+    pub bursts_seen: u64,
+    pub beats_seen: u64,
+}
+
+impl AxiWriteSlave {
+    /// The slave on the ports named `{prefix}awvalid` and so on.
+    pub fn new(m: &Model, prefix: &str, timing: HostTiming, seed: u64) -> Result<AxiWriteSlave, SimError> {
+        let port = |n: &str| m.port(&format!("{prefix}{n}"));
+        Ok(AxiWriteSlave {
+            p: WritePorts {
+                awvalid: port("awvalid")?,
+                awready: port("awready")?,
+                awaddr: port("awaddr")?,
+                awlen: port("awlen")?,
+                wvalid: port("wvalid")?,
+                wready: port("wready")?,
+                wdata: port("wdata")?,
+                wstrb: port("wstrb")?,
+                wlast: port("wlast")?,
+                bvalid: port("bvalid")?,
+                bready: port("bready")?,
+                bresp: port("bresp")?,
+            },
+            timing,
+            bursts: VecDeque::new(),
+            responses: VecDeque::new(),
+            rng: seed | 1,
+            violations: Vec::new(),
+            bursts_seen: 0,
+            beats_seen: 0,
+        })
+    }
+
+    fn stall(&mut self) -> bool {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        ((self.rng % 100) as u32) < self.timing.backpressure
+    }
+
+    /// Set the slave's outputs for the coming edge.
+    pub fn drive(&mut self, m: &mut Model) {
+        let now = m.cycles;
+        let aw = !self.stall() && self.bursts.len() < 16;
+        let w = !self.stall() && !self.bursts.is_empty();
+        m.set(self.p.awready, aw as u64);
+        m.set(self.p.wready, w as u64);
+        let b = self.responses.front().is_some_and(|&t| t <= now);
+        m.set(self.p.bvalid, b as u64);
+        m.set(self.p.bresp, 0);
+    }
+
+    /// After the inputs settled, before the edge: take what transfers.
+    pub fn sample(&mut self, m: &Model, mem: &mut HostMemory) {
+        if m.get(self.p.bvalid) == 1 && m.get(self.p.bready) == 1 {
+            self.responses.pop_front();
+        }
+        // A beat of an already announced burst goes first (the address of this cycle's
+        // announcement is not known to the W channel until after the edge).
+        if m.get(self.p.wvalid) == 1 && m.get(self.p.wready) == 1 {
+            let last = m.get(self.p.wlast) == 1;
+            match self.bursts.front_mut() {
+                None => self.violations.push("write data before its address".into()),
+                Some((addr, left)) => {
+                    let data = m.get_bytes(self.p.wdata);
+                    let strb = m.get(self.p.wstrb);
+                    mem.write_beat(*addr, &data, strb);
+                    self.beats_seen += 1;
+                    *addr += 64;
+                    *left -= 1;
+                    if last != (*left == 0) {
+                        self.violations.push(format!("WLAST {last} with {left} beats of the burst left"));
+                    }
+                    if *left == 0 {
+                        self.bursts.pop_front();
+                        self.responses.push_back(m.cycles + self.timing.write_cycles);
+                    }
+                }
+            }
+        }
+        if m.get(self.p.awvalid) == 1 && m.get(self.p.awready) == 1 {
+            let addr = m.get(self.p.awaddr);
+            let beats = m.get(self.p.awlen) as u32 + 1;
+            if !addr.is_multiple_of(64) {
+                self.violations.push(format!("burst at {addr:#x} not 64-byte aligned"));
+            }
+            if addr / PAGE != (addr + 64 * beats as u64 - 1) / PAGE {
+                self.violations.push(format!("burst at {addr:#x} of {beats} beats crosses 4 KiB"));
+            }
+            self.bursts.push_back((addr & !63, beats));
+            self.bursts_seen += 1;
+        }
+    }
+
+    /// Nothing announced or unanswered.
+    pub fn idle(&self) -> bool {
+        self.bursts.is_empty() && self.responses.is_empty()
+    }
+}
