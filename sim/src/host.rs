@@ -192,3 +192,105 @@ impl AxiWriteSlave {
         self.bursts.is_empty() && self.responses.is_empty()
     }
 }
+
+struct ReadPorts {
+    arvalid: Port,
+    arready: Port,
+    araddr: Port,
+    arlen: Port,
+    rvalid: Port,
+    rready: Port,
+    rdata: Port,
+    rresp: Port,
+}
+
+/// The read half of an AXI4 slave in front of [`HostMemory`]: each burst's data starts
+/// `read_cycles` after its address and comes a beat per cycle, in order, while RREADY allows.
+pub struct AxiReadSlave {
+    p: ReadPorts,
+    timing: HostTiming,
+    /// Accepted bursts: (cycle the data may start, next beat address, beats left).
+    bursts: VecDeque<(u64, u64, u32)>,
+    rng: u64,
+    pub violations: Vec<String>,
+    pub beats_served: u64,
+    /// Respond SLVERR to reads of addresses at or above this (to test error paths).
+    pub error_above: u64,
+}
+
+impl AxiReadSlave {
+    pub fn new(m: &Model, prefix: &str, timing: HostTiming, seed: u64) -> Result<AxiReadSlave, SimError> {
+        let port = |n: &str| m.port(&format!("{prefix}{n}"));
+        Ok(AxiReadSlave {
+            p: ReadPorts {
+                arvalid: port("arvalid")?,
+                arready: port("arready")?,
+                araddr: port("araddr")?,
+                arlen: port("arlen")?,
+                rvalid: port("rvalid")?,
+                rready: port("rready")?,
+                rdata: port("rdata")?,
+                rresp: port("rresp")?,
+            },
+            timing,
+            bursts: VecDeque::new(),
+            rng: seed | 1,
+            violations: Vec::new(),
+            beats_served: 0,
+            error_above: u64::MAX,
+        })
+    }
+
+    fn stall(&mut self) -> bool {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        ((self.rng % 100) as u32) < self.timing.backpressure
+    }
+
+    /// Set the slave's outputs for the coming edge. Once RVALID is high it stays high with the
+    /// same beat until taken (AXI).
+    pub fn drive(&mut self, m: &mut Model, mem: &HostMemory) {
+        let now = m.cycles;
+        let ar = !self.stall() && self.bursts.len() < 32;
+        m.set(self.p.arready, ar as u64);
+        let holding = m.get(self.p.rvalid) == 1;
+        let ready_beat = self.bursts.front().filter(|b| b.0 <= now).map(|b| b.1);
+        match ready_beat {
+            Some(addr) if holding || !self.stall() => {
+                m.set_bytes(self.p.rdata, &mem.read(addr, 64));
+                m.set(self.p.rresp, if addr >= self.error_above { 2 } else { 0 });
+                m.set(self.p.rvalid, 1);
+            }
+            _ => m.set(self.p.rvalid, 0),
+        }
+    }
+
+    /// After the inputs settled, before the edge: take what transfers.
+    pub fn sample(&mut self, m: &Model) {
+        if m.get(self.p.rvalid) == 1 && m.get(self.p.rready) == 1 {
+            let b = self.bursts.front_mut().expect("a beat was offered");
+            b.1 += 64;
+            b.2 -= 1;
+            self.beats_served += 1;
+            if b.2 == 0 {
+                self.bursts.pop_front();
+            }
+        }
+        if m.get(self.p.arvalid) == 1 && m.get(self.p.arready) == 1 {
+            let addr = m.get(self.p.araddr);
+            let beats = m.get(self.p.arlen) as u32 + 1;
+            if !addr.is_multiple_of(64) {
+                self.violations.push(format!("read burst at {addr:#x} not 64-byte aligned"));
+            }
+            if addr / PAGE != (addr + 64 * beats as u64 - 1) / PAGE {
+                self.violations.push(format!("read burst at {addr:#x} of {beats} beats crosses 4 KiB"));
+            }
+            self.bursts.push_back((m.cycles + self.timing.read_cycles, addr & !63, beats));
+        }
+    }
+
+    pub fn idle(&self) -> bool {
+        self.bursts.is_empty()
+    }
+}

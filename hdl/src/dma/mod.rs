@@ -1,3 +1,4 @@
 //! DMA to host memory over the card's AXI4 master port (512-bit, device addresses = IOVAs).
 
+pub mod read;
 pub mod write;
