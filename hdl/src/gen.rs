@@ -3,7 +3,7 @@
 use rust_hdl::prelude::*;
 
 /// The tops `rnic-gen` writes, by module name.
-pub const TOPS: &[&str] = &["rnic_crc32_check", "rnic_mac_rx", "rnic_icrc_check", "rnic_rx", "rnic_tx", "rnic_nic", "rnic_dma_write", "rnic_dma_read"];
+pub const TOPS: &[&str] = &["rnic_crc32_check", "rnic_mac_rx", "rnic_icrc_check", "rnic_rx", "rnic_tx", "rnic_nic", "rnic_dma_write", "rnic_dma_read", "rnic_mr_table"];
 
 /// rust-hdl names the top module `top` and its children `top$child`; give them `name`.
 pub fn rename_top(verilog: &str, name: &str) -> String {
@@ -31,6 +31,7 @@ pub fn verilog(name: &str) -> Option<String> {
             "rnic_nic" => Some(verilog_of(crate::nic::Nic::default(), &name)),
             "rnic_dma_write" => Some(verilog_of(crate::dma::write::DmaWrite::default(), &name)),
             "rnic_dma_read" => Some(verilog_of(crate::dma::read::DmaRead::default(), &name)),
+            "rnic_mr_table" => Some(verilog_of(crate::dma::mr_table::MrTable::default(), &name)),
             _ => None,
         })
         .expect("spawn generator thread")
