@@ -8,7 +8,7 @@ use rnic_driver::device::Device;
 use rnic_sim::tx::random_descriptor;
 use rnic_sim::world::{LinkConfig, World, WIRE_OVERHEAD};
 use rnic_spec::wire::rx::{classify, RxConfig};
-use rnic_spec::wire::tx::{IpPair, TxDescriptor};
+use rnic_spec::wire::tx::TxDescriptor;
 
 #[test]
 fn two_cards_exchange_frames_both_ways() {
@@ -59,27 +59,8 @@ fn link_carries_full_size_frames_at_line_rate() {
     let packets = 64;
     let payload = vec![0x5A; 4096];
     for psn in 0..packets {
-        let d = TxDescriptor {
-            eth_dst: [2, 0, 0, 0, 0, 2],
-            eth_src: [2, 0, 0, 0, 0, 1],
-            vlan: None,
-            ip: IpPair::V4 { src: [192, 0, 2, 1], dst: [192, 0, 2, 2] },
-            dscp: 0,
-            ecn: 0,
-            ttl: 64,
-            flow_label: 0,
-            udp_src_port: 0xC000,
-            opcode: 0x07, // WRITE Middle: BTH only, as most packets of a large WRITE
-            se: false,
-            pkey: 0xFFFF,
-            dest_qp: 0x12,
-            ack_req: false,
-            psn,
-            reth: Default::default(),
-            imm: 0,
-            aeth: Default::default(),
-            payload_len: 4096,
-        };
+        // WRITE Middle: BTH only, as most packets of a large WRITE.
+        let d = rnic_sim::bench::bench_descriptor(0x07, psn, 4096);
         world.nics[0].send(d, &payload);
     }
     let mut arrivals = Vec::new();

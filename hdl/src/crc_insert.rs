@@ -16,9 +16,8 @@
 //! beat; `in_tag` rides along with every beat for the next block.
 
 use crate::crc::{Crc32Gen, CRC_GEN_LATENCY};
-use crate::roce::icrc::{icrc_init, icrc_keep_ip, icrc_ones};
+use crate::roce::icrc::IcrcMask;
 use crate::stream::{c, BEAT_BYTES};
-use rnic_spec::wire::crc::INIT;
 use rust_hdl::prelude::*;
 
 /// Cycles from a beat at the input to the same beat at the output.
@@ -58,16 +57,13 @@ crate::hdl_block! {
 
         gen: Crc32Gen,
         crc_word: CrcWord,
-        ones: [Constant<Bits<512>>; 8] = icrc_ones(),
-        keep_ip: [Constant<Bits<512>>; 2] = icrc_keep_ip(),
-        init: [Constant<Bits<32>>; 2] = icrc_init(),
+        mask: IcrcMask,
         beat15: Constant<Bits<15>> = c::<15>(BEAT_BYTES as u64),
         zero15: Constant<Bits<15>> = c::<15>(0),
         /// Positions from `end`: -3..=-1 are encoded as 2^15 - 3 ..= 2^15 - 1.
         spill_min: Constant<Bits<15>> = c::<15>((1 << 15) - 3),
         beat7: Constant<Bits<7>> = c::<7>(BEAT_BYTES as u64),
         byte_to_bit: Constant<Bits<10>> = c::<10>(3),
-        layout_id: [Constant<Bits<2>>; 4] = crate::stream::numbers::<2, 4>(),
 
         // Per-frame context, set on the first beat.
         ctx_rel: DFF<Bits<15>>,
@@ -114,7 +110,6 @@ crate::hdl_block! {
         enable: Signal<Local, Bit>,
         covered: Signal<Local, Bit>,
         cov_count: Signal<Local, Bits<7>>,
-        data: Signal<Local, Bits<512>>,
         crc: Signal<Local, Bits<32>>,
         here: Signal<Local, Bits<15>>,
         shift: Signal<Local, Bits<10>>,
@@ -132,12 +127,7 @@ impl CrcInsert {
 
     /// FCS mode: covers the whole frame, nothing masked.
     pub fn fcs() -> Self {
-        Self {
-            ones: std::array::from_fn(|_| Constant::new(Bits::default())),
-            keep_ip: std::array::from_fn(|_| Constant::new(!Bits::<512>::default())),
-            init: [c::<32>(INIT as u64), c::<32>(INIT as u64)],
-            ..Self::default()
-        }
+        Self { mask: IcrcMask::identity(), ..Self::default() }
     }
 }
 
@@ -196,31 +186,15 @@ impl Logic for CrcInsert {
         if self.a_rel.q.val() < self.beat15.val() {
             self.cov_count.next = self.a_rel.q.val().get_bits::<7>(0);
         }
-        self.data.next = self.a_data.q.val();
-        if self.a_first.q.val() {
-            self.data.next = self.a_data.q.val() & self.keep_ip[0].val();
-            if self.a_layout.q.val().get_bit(1) {
-                self.data.next = self.a_data.q.val() & self.keep_ip[1].val();
-            }
-        }
-        for k in 0..4 {
-            if self.a_layout.q.val() == self.layout_id[k].val() {
-                if self.a_first.q.val() {
-                    self.data.next = self.data.val() | self.ones[k * 2].val();
-                }
-                if self.a_second.q.val() {
-                    self.data.next = self.data.val() | self.ones[k * 2 + 1].val();
-                }
-            }
-        }
+        self.mask.data.next = self.a_data.q.val();
+        self.mask.first.next = self.a_first.q.val();
+        self.mask.second.next = self.a_second.q.val();
+        self.mask.layout.next = self.a_layout.q.val();
         self.m_valid.d.next = self.a_valid.q.val() & self.a_enable.q.val() & self.covered.val();
         self.m_first.d.next = self.a_first.q.val();
         self.m_last.d.next = self.a_rel.q.val() <= self.beat15.val();
-        self.m_init.d.next = self.init[0].val();
-        if self.a_layout.q.val().get_bit(1) {
-            self.m_init.d.next = self.init[1].val();
-        }
-        self.m_data.d.next = self.data.val();
+        self.m_init.d.next = self.mask.init.val();
+        self.m_data.d.next = self.mask.masked.val();
         self.m_count.d.next = self.cov_count.val();
         self.gen.clock.next = self.clock.val();
         self.gen.in_valid.next = self.m_valid.q.val();

@@ -138,14 +138,11 @@ impl TxBench {
     }
 }
 
-/// RDMA WRITE Only packets over IPv4 with `payload` bytes each, FCS on, back to back with the
-/// consumer always ready.
-pub fn tx_line_rate(payload: usize, frames: usize) -> TxBench {
-    use crate::tx::TxSim;
+/// A packet between 192.0.2.1 and 192.0.2.2 (IPv4, no VLAN) to QP 0x11 with `opcode`, `psn`
+/// and `payload_len` bytes; its RETH (used by the opcodes that carry one) covers the payload.
+pub fn bench_descriptor(opcode: u8, psn: u32, payload_len: u16) -> rnic_spec::wire::tx::TxDescriptor {
     use rnic_spec::wire::tx::{IpPair, TxDescriptor};
-    assert!(frames >= 2, "the steady state needs two frames");
-    let mut tx = TxSim::new(true).expect("rnic_tx model");
-    let desc = |psn: u32| TxDescriptor {
+    TxDescriptor {
         eth_dst: [2, 0, 0, 0, 0, 0xb],
         eth_src: [2, 0, 0, 0, 0, 0xa],
         vlan: None,
@@ -155,20 +152,28 @@ pub fn tx_line_rate(payload: usize, frames: usize) -> TxBench {
         ttl: 64,
         flow_label: 0,
         udp_src_port: 0xC011,
-        opcode: 0x0A,
+        opcode,
         se: false,
         pkey: 0xFFFF,
         dest_qp: 0x11,
         ack_req: true,
         psn,
-        reth: Reth { va: 0x1000, rkey: 0x77, dma_len: payload as u32 },
+        reth: Reth { va: 0x1000, rkey: 0x77, dma_len: payload_len as u32 },
         imm: 0,
         aeth: Default::default(),
-        payload_len: payload as u16,
-    };
+        payload_len,
+    }
+}
+
+/// RDMA WRITE Only packets over IPv4 with `payload` bytes each, FCS on, back to back with the
+/// consumer always ready.
+pub fn tx_line_rate(payload: usize, frames: usize) -> TxBench {
+    use crate::tx::TxSim;
+    assert!(frames >= 2, "the steady state needs two frames");
+    let mut tx = TxSim::new(true).expect("rnic_tx model");
     let data: Vec<u8> = (0..payload).map(|i| i as u8).collect();
     for i in 0..frames {
-        tx.queue(desc(i as u32), &data);
+        tx.queue(bench_descriptor(0x0A, i as u32, payload as u16), &data);
     }
     let wall = std::time::Instant::now();
     tx.run_until(frames, 100 * frames as u64 * (payload as u64 / 64 + 4));

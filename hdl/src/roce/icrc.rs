@@ -37,13 +37,13 @@ fn prefix_state(l2: usize) -> Constant<Bits<32>> {
 
 /// CRC start register without / with VLAN: as if the 0xFF prefix had run just before the IP
 /// header, with the Ethernet header bytes zeroed.
-pub(crate) fn icrc_init() -> [Constant<Bits<32>>; 2] {
+fn icrc_init() -> [Constant<Bits<32>>; 2] {
     [prefix_state(ETH_LEN), prefix_state(ETH_VLAN_LEN)]
 }
 
 /// Bits forced to one per layout (index 2 * vlan + ipv6), beat 0 and beat 1: index
 /// 2 * layout + beat.
-pub(crate) fn icrc_ones() -> [Constant<Bits<512>>; 8] {
+fn icrc_ones() -> [Constant<Bits<512>>; 8] {
     std::array::from_fn(|i| {
         let (vlan, version) = LAYOUTS[i / 2];
         let l2 = if vlan { ETH_VLAN_LEN } else { ETH_LEN };
@@ -55,12 +55,70 @@ pub(crate) fn icrc_ones() -> [Constant<Bits<512>>; 8] {
 }
 
 /// Bytes kept in beat 0 (those at and after the IP header), without / with VLAN.
-pub(crate) fn icrc_keep_ip() -> [Constant<Bits<512>>; 2] {
+fn icrc_keep_ip() -> [Constant<Bits<512>>; 2] {
     std::array::from_fn(|vlan| {
         let l2 = if vlan == 1 { ETH_VLAN_LEN } else { ETH_LEN };
         let bytes: Vec<u8> = (0..BEAT_BYTES).map(|i| if i >= l2 { 0xFF } else { 0 }).collect();
         Constant::new(bits512_from_bytes(&bytes))
     })
+}
+
+hdl_block! {
+    /// What the ICRC covers of a frame's first two beats: the Ethernet header zeroed (the CRC
+    /// starts from `init`, rewound over it) and the variant fields forced to ones, by layout.
+    /// `identity()` changes nothing and starts from the plain CRC-32 register (for the FCS).
+    pub struct IcrcMask {
+        pub data: Signal<In, Bits<512>>,
+        pub first: Signal<In, Bit>,
+        pub second: Signal<In, Bit>,
+        /// 2 * vlan + ipv6.
+        pub layout: Signal<In, Bits<2>>,
+        pub masked: Signal<Out, Bits<512>>,
+        pub init: Signal<Out, Bits<32>>,
+
+        ones: [Constant<Bits<512>>; 8] = icrc_ones(),
+        keep_ip: [Constant<Bits<512>>; 2] = icrc_keep_ip(),
+        init_by_vlan: [Constant<Bits<32>>; 2] = icrc_init(),
+        layout_id: [Constant<Bits<2>>; 4] = numbers::<2, 4>(),
+    }
+}
+
+impl IcrcMask {
+    pub fn identity() -> Self {
+        Self {
+            ones: std::array::from_fn(|_| Constant::new(Bits::default())),
+            keep_ip: std::array::from_fn(|_| Constant::new(!Bits::<512>::default())),
+            init_by_vlan: [c::<32>(INIT as u64), c::<32>(INIT as u64)],
+            ..Self::default()
+        }
+    }
+}
+
+impl Logic for IcrcMask {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.masked.next = self.data.val();
+        if self.first.val() {
+            self.masked.next = self.data.val() & self.keep_ip[0].val();
+            if self.layout.val().get_bit(1) {
+                self.masked.next = self.data.val() & self.keep_ip[1].val();
+            }
+        }
+        for k in 0..4 {
+            if self.layout.val() == self.layout_id[k].val() {
+                if self.first.val() {
+                    self.masked.next = self.masked.val() | self.ones[k * 2].val();
+                }
+                if self.second.val() {
+                    self.masked.next = self.masked.val() | self.ones[k * 2 + 1].val();
+                }
+            }
+        }
+        self.init.next = self.init_by_vlan[0].val();
+        if self.layout.val().get_bit(1) {
+            self.init.next = self.init_by_vlan[1].val();
+        }
+    }
 }
 
 hdl_block! {
@@ -97,9 +155,7 @@ hdl_block! {
             let l2 = if vlan { ETH_VLAN_LEN } else { ETH_LEN };
             c::<17>((l2 + if version == IpVersion::V6 { IPV6_LEN } else { 0 }) as u64)
         }),
-        ones: [Constant<Bits<512>>; 8] = icrc_ones(),
-        keep_ip: [Constant<Bits<512>>; 2] = icrc_keep_ip(),
-        init: [Constant<Bits<32>>; 2] = icrc_init(),
+        mask: IcrcMask,
         low16: Constant<Bits<17>> = c::<17>(0xFFFF),
         low8: Constant<Bits<17>> = c::<17>(0xFF),
         beat17: Constant<Bits<17>> = c::<17>(BEAT_BYTES as u64),
@@ -142,7 +198,6 @@ hdl_block! {
         cover_last: Signal<Local, Bit>,
         count: Signal<Local, Bits<7>>,
         feed: Signal<Local, Bit>,
-        data: Signal<Local, Bits<512>>,
     }
 }
 
@@ -227,23 +282,10 @@ impl Logic for IcrcCheck {
             self.count.next = self.a_count.q.val();
         }
         self.feed.next = self.a_valid.q.val() & (self.a_first.q.val() | !self.ended.q.val());
-        self.data.next = self.a_data.q.val();
-        if self.a_first.q.val() {
-            self.data.next = self.a_data.q.val() & self.keep_ip[0].val();
-            if self.a_layout.q.val().get_bit(1) {
-                self.data.next = self.a_data.q.val() & self.keep_ip[1].val();
-            }
-        }
-        for k in 0..4 {
-            if self.a_layout.q.val().index() == k {
-                if self.a_first.q.val() {
-                    self.data.next = self.data.val() | self.ones[k * 2].val();
-                }
-                if self.a_second.q.val() {
-                    self.data.next = self.data.val() | self.ones[k * 2 + 1].val();
-                }
-            }
-        }
+        self.mask.data.next = self.a_data.q.val();
+        self.mask.first.next = self.a_first.q.val();
+        self.mask.second.next = self.a_second.q.val();
+        self.mask.layout.next = self.a_layout.q.val();
         if self.a_valid.q.val() {
             self.left.d.next = self.remaining.val() - self.beat17.val();
             self.ended.d.next = (self.ended.q.val() & !self.a_first.q.val()) | (self.feed.val() & self.cover_last.val());
@@ -251,11 +293,8 @@ impl Logic for IcrcCheck {
         self.m_valid.d.next = self.feed.val();
         self.m_first.d.next = self.a_first.q.val();
         self.m_last.d.next = self.cover_last.val();
-        self.m_init.d.next = self.init[0].val();
-        if self.a_layout.q.val().get_bit(1) {
-            self.m_init.d.next = self.init[1].val();
-        }
-        self.m_data.d.next = self.data.val();
+        self.m_init.d.next = self.mask.init.val();
+        self.m_data.d.next = self.mask.masked.val();
         self.m_count.d.next = self.count.val();
 
         self.crc.clock.next = self.clock.val();
