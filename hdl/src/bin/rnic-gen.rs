@@ -4,7 +4,12 @@
 use std::path::PathBuf;
 
 fn main() {
-    let out = std::env::args().nth(1).map(PathBuf::from).unwrap_or_else(|| PathBuf::from("target/verilog"));
+    let arg = std::env::args().nth(1);
+    if arg.as_deref().is_some_and(|a| a.starts_with('-')) {
+        println!("usage: rnic-gen [OUT_DIR]   (default target/verilog): writes <top>.v for every RTL top");
+        std::process::exit(if matches!(arg.as_deref(), Some("-h" | "--help")) { 0 } else { 2 });
+    }
+    let out = arg.map(PathBuf::from).unwrap_or_else(|| PathBuf::from("target/verilog"));
     if let Err(e) = std::fs::create_dir_all(&out) {
         eprintln!("rnic-gen: cannot create {}: {e}", out.display());
         std::process::exit(1);
