@@ -2,14 +2,16 @@
 //! lint-clean widening, so [`pack_word!`] declares leaf blocks that give their Verilog as one
 //! concatenation (and do the same in `update` for rust-hdl's own simulator).
 
-/// The caller must `use rust_hdl::prelude::*` (the derive expects its names in scope).
-///
 /// Declares a leaf block with one input per field and an output `word` of the given width
 /// holding the fields side by side; the bits left over are zero.
 ///
 /// `lsb_first`: the first field sits at bit 0 (records laid out by the spec).
 /// `msb_first`: the first field sits at the top of `word` (big-endian headers, written in wire
 /// order; the zero fill is at the bottom, so a shorter header is left-aligned).
+///
+/// The caller must `use rust_hdl::prelude::*` (the derive expects its names in scope). A leaf's
+/// input computed in the same `update` that reads its output makes Verilator see a false
+/// combinational loop (UNOPTFLAT): feed leaves from registers or ports where possible.
 #[macro_export]
 macro_rules! pack_word {
     ($(#[$meta:meta])* $order:ident $name:ident : $width:literal { $($field:ident : $bits:literal),* $(,)? }) => {

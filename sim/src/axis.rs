@@ -34,4 +34,3 @@ pub(crate) fn gather(m: &crate::Model, partial: &mut Vec<u8>, data: crate::Port,
     partial.extend_from_slice(&m.get_bytes(data)[..n]);
     (m.get(last) == 1).then(|| std::mem::take(partial))
 }
-

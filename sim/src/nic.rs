@@ -104,6 +104,11 @@ impl NicSim {
         self.tx.queue(desc, payload);
     }
 
+    /// Frames the card has sent, with the cycle of their last beat.
+    pub fn sent(&self) -> &[(u64, Vec<u8>)] {
+        &self.tx.frames
+    }
+
     /// Descriptors and payload beats the transmit engine has not taken yet.
     pub fn tx_pending(&self) -> (usize, usize) {
         self.tx.pending()

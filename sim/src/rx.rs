@@ -123,7 +123,6 @@ pub struct RxSim {
     pub first_beat_cycles: Vec<u64>,
 }
 
-/// Add one beat (its kept bytes) to `partial`; on the last beat, return the whole packet.
 /// A buffered record, decoded with the spec's layout.
 pub(crate) fn unpack_record(words: &[Vec<u8>; 2], cycle: u64) -> RxRecord {
     let field = |name: &str| -> u128 {
