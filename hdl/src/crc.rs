@@ -20,7 +20,7 @@ pub const CRC_CORE_LATENCY: usize = 3;
 /// Input-to-verdict latency of [`Crc32Check`] in cycles.
 pub const CRC_CHECK_LATENCY: usize = CRC_CORE_LATENCY + 1;
 /// Input-to-result latency of [`Crc32Gen`] in cycles.
-pub const CRC_GEN_LATENCY: usize = CRC_CORE_LATENCY + 3;
+pub const CRC_GEN_LATENCY: usize = CRC_CORE_LATENCY + 6;
 
 /// CRC register after processing one 64-byte beat, as a function of the previous register
 /// (`data` = 0) or of the data (`reg` = 0).
@@ -228,9 +228,9 @@ impl Logic for Crc32Check {
 
 crate::hdl_block! {
     /// CRC-32 of a 512-bit stream for appending (the FCS and the ICRC on the transmit path):
-    /// after the core, three stages undo the last beat's zero padding with `Z^-1`, `Z^-2`, …
-    /// `Z^-32` (`Z`: one zero byte) chosen by the bits of the pad count, two per stage, and
-    /// the last applies the final XOR.
+    /// after the core, six stages undo the last beat's zero padding with `Z^-1`, `Z^-2`, …
+    /// `Z^-32` (`Z`: one zero byte) chosen by the bits of the pad count, one per stage (a
+    /// 32×32 matrix product each, to stay shallow), and the last applies the final XOR.
     pub struct Crc32Gen {
         pub clock: Signal<In, Clock>,
         pub in_valid: Signal<In, Bit>,
@@ -257,16 +257,14 @@ crate::hdl_block! {
         },
         one_hot: [Constant<Bits<32>>; 32] = one_hot::<32>(),
 
-        u_done: [DFF<Bit>; 3],
-        u_reg: [DFF<Bits<32>>; 3],
-        u_pad: [DFF<Bits<6>>; 2],
+        u_done: [DFF<Bit>; 6],
+        u_reg: [DFF<Bits<32>>; 6],
+        u_pad: [DFF<Bits<6>>; 5],
 
-        u_in: [Signal<Local, Bits<32>>; 3],
-        u_k: [Signal<Local, Bits<6>>; 3],
-        u_prod: [Signal<Local, Bits<32>>; 3],
-        u_mid: [Signal<Local, Bits<32>>; 3],
-        u_out: [Signal<Local, Bits<32>>; 3],
-        u_res: [Signal<Local, Bits<32>>; 3],
+        u_in: [Signal<Local, Bits<32>>; 6],
+        u_k: [Signal<Local, Bits<6>>; 6],
+        u_prod: [Signal<Local, Bits<32>>; 6],
+        u_res: [Signal<Local, Bits<32>>; 6],
     }
 }
 
@@ -280,52 +278,44 @@ impl Logic for Crc32Gen {
         self.core.in_init.next = self.in_init.val();
         self.core.in_data.next = self.in_data.val();
         self.core.in_count.next = self.in_count.val();
-        for i in 0..3 {
+        for i in 0..6 {
             self.u_done[i].clock.next = self.clock.val();
             self.u_reg[i].clock.next = self.clock.val();
         }
-        for i in 0..2 {
+        for i in 0..5 {
             self.u_pad[i].clock.next = self.clock.val();
         }
-        // Stages 4-6 after the core's three: take the padding back out, two bits of k per stage.
+        // Stages 4-9 after the core's three: take the padding back out, one bit of k per
+        // stage (stage s multiplies by Z^-(2^s) when bit s is set).
         self.u_in[0].next = self.core.out_state.val();
-        self.u_in[1].next = self.u_reg[0].q.val();
-        self.u_in[2].next = self.u_reg[1].q.val();
-        self.u_done[0].d.next = self.core.out_done.val();
-        self.u_done[1].d.next = self.u_done[0].q.val();
-        self.u_done[2].d.next = self.u_done[1].q.val();
-        self.u_pad[0].d.next = self.core.out_pad.val();
-        self.u_pad[1].d.next = self.u_pad[0].q.val();
         self.u_k[0].next = self.core.out_pad.val();
-        self.u_k[1].next = self.u_pad[0].q.val();
-        self.u_k[2].next = self.u_pad[1].q.val();
-        for s in 0..3 {
-            // u_mid = Z^-(2^2s) · u_in if bit 2s of k, then u_res = Z^-(2^(2s+1)) · u_mid if bit 2s+1.
+        self.u_done[0].d.next = self.core.out_done.val();
+        self.u_pad[0].d.next = self.core.out_pad.val();
+        for s in 1..6 {
+            self.u_in[s].next = self.u_reg[s - 1].q.val();
+            self.u_k[s].next = self.u_pad[s - 1].q.val();
+            self.u_done[s].d.next = self.u_done[s - 1].q.val();
+        }
+        for s in 1..5 {
+            self.u_pad[s].d.next = self.u_pad[s - 1].q.val();
+        }
+        for s in 0..6 {
             self.u_prod[s].next = self.zero32.val();
             for b in 0..32 {
-                if (self.u_in[s].val() & self.unpad[64 * s + b].val()).xor() {
+                if (self.u_in[s].val() & self.unpad[32 * s + b].val()).xor() {
                     self.u_prod[s].next = self.u_prod[s].val() | self.one_hot[b].val();
                 }
             }
-            self.u_mid[s].next = self.u_in[s].val();
-            if self.u_k[s].val().get_bit(2 * s) {
-                self.u_mid[s].next = self.u_prod[s].val();
-            }
-            self.u_out[s].next = self.zero32.val();
-            for b in 0..32 {
-                if (self.u_mid[s].val() & self.unpad[64 * s + 32 + b].val()).xor() {
-                    self.u_out[s].next = self.u_out[s].val() | self.one_hot[b].val();
-                }
-            }
-            self.u_res[s].next = self.u_mid[s].val();
-            if self.u_k[s].val().get_bit(2 * s + 1) {
-                self.u_res[s].next = self.u_out[s].val();
+            self.u_res[s].next = self.u_in[s].val();
+            if self.u_k[s].val().get_bit(s) {
+                self.u_res[s].next = self.u_prod[s].val();
             }
         }
-        self.u_reg[0].d.next = self.u_res[0].val();
-        self.u_reg[1].d.next = self.u_res[1].val();
-        self.u_reg[2].d.next = self.u_res[2].val() ^ self.ones32.val();
-        self.out_valid.next = self.u_done[2].q.val();
-        self.out_crc.next = self.u_reg[2].q.val();
+        for s in 0..5 {
+            self.u_reg[s].d.next = self.u_res[s].val();
+        }
+        self.u_reg[5].d.next = self.u_res[5].val() ^ self.ones32.val();
+        self.out_valid.next = self.u_done[5].q.val();
+        self.out_crc.next = self.u_reg[5].q.val();
     }
 }

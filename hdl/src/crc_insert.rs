@@ -131,8 +131,8 @@ impl CrcInsert {
     }
 }
 
-// `d_*[6]` below is the last delay stage (index expressions must be literals).
-const _: () = assert!(CRC_GEN_LATENCY + 1 == 7);
+// `d_*[9]` below is the last delay stage (index expressions must be literals).
+const _: () = assert!(CRC_GEN_LATENCY + 1 == 10);
 
 impl Logic for CrcInsert {
     #[hdl_gen]
@@ -142,7 +142,7 @@ impl Logic for CrcInsert {
             a_last, a_tag, a_rel, a_layout, a_enable, m_valid, m_first, m_last, m_init, m_data, m_count, hold_crc,
             o_valid, o_data, o_count, o_first, o_last, o_tag
         );
-        for i in 0..7 {
+        for i in 0..10 {
             self.d_valid[i].clock.next = self.clock.val();
             self.d_data[i].clock.next = self.clock.val();
             self.d_count[i].clock.next = self.clock.val();
@@ -213,7 +213,7 @@ impl Logic for CrcInsert {
         self.d_tag[0].d.next = self.a_tag.q.val();
         self.d_rel[0].d.next = self.a_rel.q.val();
         self.d_enable[0].d.next = self.a_enable.q.val();
-        for i in 1..7 {
+        for i in 1..10 {
             self.d_valid[i].d.next = self.d_valid[i - 1].q.val();
             self.d_data[i].d.next = self.d_data[i - 1].q.val();
             self.d_count[i].d.next = self.d_count[i - 1].q.val();
@@ -231,12 +231,12 @@ impl Logic for CrcInsert {
             self.hold_crc.d.next = self.gen.out_crc.val();
         }
         self.crc_word.crc.next = self.crc.val();
-        self.here.next = self.d_rel[6].q.val();
-        self.out.next = self.d_data[6].q.val();
+        self.here.next = self.d_rel[9].q.val();
+        self.out.next = self.d_data[9].q.val();
         self.shift.next = self.here.val().get_bits::<10>(0) << self.byte_to_bit.val();
         self.behind.next = self.zero15.val() - self.here.val();
         self.spill_shift.next = self.behind.val().get_bits::<10>(0) << self.byte_to_bit.val();
-        if self.d_enable[6].q.val() {
+        if self.d_enable[9].q.val() {
             if !self.here.val().get_bit(14) & (self.here.val() < self.beat15.val()) {
                 self.out.next = self.out.val() | (self.crc_word.word.val() << self.shift.val());
             }
@@ -245,12 +245,12 @@ impl Logic for CrcInsert {
                     | (self.crc_word.word.val() >> self.spill_shift.val());
             }
         }
-        self.o_valid.d.next = self.d_valid[6].q.val();
+        self.o_valid.d.next = self.d_valid[9].q.val();
         self.o_data.d.next = self.out.val();
-        self.o_count.d.next = self.d_count[6].q.val();
-        self.o_first.d.next = self.d_first[6].q.val();
-        self.o_last.d.next = self.d_last[6].q.val();
-        self.o_tag.d.next = self.d_tag[6].q.val();
+        self.o_count.d.next = self.d_count[9].q.val();
+        self.o_first.d.next = self.d_first[9].q.val();
+        self.o_last.d.next = self.d_last[9].q.val();
+        self.o_tag.d.next = self.d_tag[9].q.val();
         self.out_valid.next = self.o_valid.q.val();
         self.out_data.next = self.o_data.q.val();
         self.out_count.next = self.o_count.q.val();
