@@ -90,7 +90,7 @@ pub struct AxiWriteSlave {
     bursts: VecDeque<(u64, u32)>,
     /// Responses due: cycle at which they may be given.
     responses: VecDeque<u64>,
-    rng: u64,
+    rng: crate::xorshift::XorShift,
     /// Protocol violations seen.
     pub violations: Vec<String>,
     pub bursts_seen: u64,
@@ -119,7 +119,7 @@ impl AxiWriteSlave {
             timing,
             bursts: VecDeque::new(),
             responses: VecDeque::new(),
-            rng: seed | 1,
+            rng: crate::xorshift::XorShift::new(seed),
             violations: Vec::new(),
             bursts_seen: 0,
             beats_seen: 0,
@@ -127,10 +127,7 @@ impl AxiWriteSlave {
     }
 
     fn stall(&mut self) -> bool {
-        self.rng ^= self.rng << 13;
-        self.rng ^= self.rng >> 7;
-        self.rng ^= self.rng << 17;
-        ((self.rng % 100) as u32) < self.timing.backpressure
+        self.rng.percent(self.timing.backpressure)
     }
 
     /// Set the slave's outputs for the coming edge.
@@ -211,7 +208,7 @@ pub struct AxiReadSlave {
     timing: HostTiming,
     /// Accepted bursts: (cycle the data may start, next beat address, beats left).
     bursts: VecDeque<(u64, u64, u32)>,
-    rng: u64,
+    rng: crate::xorshift::XorShift,
     pub violations: Vec<String>,
     pub beats_served: u64,
     /// Respond SLVERR to reads of addresses at or above this (to test error paths).
@@ -234,7 +231,7 @@ impl AxiReadSlave {
             },
             timing,
             bursts: VecDeque::new(),
-            rng: seed | 1,
+            rng: crate::xorshift::XorShift::new(seed),
             violations: Vec::new(),
             beats_served: 0,
             error_above: u64::MAX,
@@ -242,10 +239,7 @@ impl AxiReadSlave {
     }
 
     fn stall(&mut self) -> bool {
-        self.rng ^= self.rng << 13;
-        self.rng ^= self.rng >> 7;
-        self.rng ^= self.rng << 17;
-        ((self.rng % 100) as u32) < self.timing.backpressure
+        self.rng.percent(self.timing.backpressure)
     }
 
     /// Set the slave's outputs for the coming edge. Once RVALID is high it stays high with the

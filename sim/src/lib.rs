@@ -10,5 +10,6 @@ pub mod pcap;
 pub mod rx;
 pub mod tx;
 pub mod world;
+mod xorshift;
 
 pub use model::{Model, Port, SimError};

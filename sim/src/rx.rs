@@ -113,7 +113,7 @@ pub struct RxSim {
     partial: Vec<u8>,
     /// Percent of cycles the consumer holds ready low on each output, and its RNG state.
     backpressure: u32,
-    rng: u64,
+    rng: crate::xorshift::XorShift,
     /// The same for the host path.
     host_frames: std::collections::VecDeque<(Vec<u8>, bool)>,
     host_partial: Vec<u8>,
@@ -217,7 +217,7 @@ impl RxSim {
             payloads: Default::default(),
             partial: Vec::new(),
             backpressure: 0,
-            rng: 0x9E37_79B9_7F4A_7C15,
+            rng: crate::xorshift::XorShift::new(0x9E37_79B9_7F4A_7C15),
             host_frames: Default::default(),
             host_partial: Vec::new(),
             awaiting_host: Default::default(),
@@ -245,9 +245,10 @@ impl RxSim {
             }
             None => self.m.set(self.p.in_valid, 0),
         }
-        let (bp, a, b) = (self.backpressure, self.random_percent(), self.random_percent());
-        self.m.set(self.p.out_rec_ready, (a >= bp) as u64);
-        self.m.set(self.p.out_pl_ready, (b >= bp) as u64);
+        let bp = self.backpressure;
+        let (rec_held, pl_held) = (self.rng.percent(bp), self.rng.percent(bp));
+        self.m.set(self.p.out_rec_ready, !rec_held as u64);
+        self.m.set(self.p.out_pl_ready, !pl_held as u64);
         // A transfer happens at the coming edge where valid (a registered output) and ready
         // are both high: take it now, before the edge moves the output on.
         self.take_outputs();
@@ -255,18 +256,10 @@ impl RxSim {
         self.collect();
     }
 
-    fn random_percent(&mut self) -> u32 {
-        // xorshift64: deterministic consumer behaviour without a dependency.
-        self.rng ^= self.rng << 13;
-        self.rng ^= self.rng >> 7;
-        self.rng ^= self.rng << 17;
-        (self.rng % 100) as u32
-    }
-
     /// Hold ready low on the record and payload outputs on about `percent` % of cycles.
     pub fn set_backpressure(&mut self, percent: u32, seed: u64) {
         self.backpressure = percent;
-        self.rng = seed | 1;
+        self.rng = crate::xorshift::XorShift::new(seed);
     }
 
     fn take_outputs(&mut self) {

@@ -177,7 +177,7 @@ pub struct TxSim {
     /// Percent of cycles on which the input queues hold back / the consumer is not ready.
     input_gaps: u32,
     backpressure: u32,
-    rng: u64,
+    rng: crate::xorshift::XorShift,
 }
 
 impl TxSim {
@@ -187,7 +187,7 @@ impl TxSim {
         let fcs_port = m.port("fcs_enable")?;
         m.set(fcs_port, fcs as u64);
         let frames_port = m.port("frames")?;
-        Ok(TxSim { m, q, frames_port, input_gaps: 0, backpressure: 0, rng: 1 })
+        Ok(TxSim { m, q, frames_port, input_gaps: 0, backpressure: 0, rng: crate::xorshift::XorShift::new(1) })
     }
 
     /// Queue one packet: its descriptor and its payload (`desc.payload_len` bytes).
@@ -207,20 +207,13 @@ impl TxSim {
     pub fn set_gaps(&mut self, input_gaps: u32, backpressure: u32, seed: u64) {
         self.input_gaps = input_gaps;
         self.backpressure = backpressure;
-        self.rng = seed | 1;
-    }
-
-    fn roll(&mut self, percent: u32) -> bool {
-        self.rng ^= self.rng << 13;
-        self.rng ^= self.rng >> 7;
-        self.rng ^= self.rng << 17;
-        ((self.rng % 100) as u32) < percent
+        self.rng = crate::xorshift::XorShift::new(seed);
     }
 
     /// One clock cycle.
     pub fn tick(&mut self) {
-        let (hold_desc, hold_payload) = (self.roll(self.input_gaps), self.roll(self.input_gaps));
-        let ready = !self.roll(self.backpressure);
+        let (hold_desc, hold_payload) = (self.rng.percent(self.input_gaps), self.rng.percent(self.input_gaps));
+        let ready = !self.rng.percent(self.backpressure);
         self.q.drive(&mut self.m, hold_desc, hold_payload, ready);
         // Sample the handshakes before the edge (ready may follow valid combinationally).
         self.m.settle();

@@ -87,7 +87,7 @@ pub struct World {
     capture: Vec<(u64, usize, Vec<u8>)>,
     /// Frames that are carrying an FCS (the cards' soft-MAC mode, the default).
     fcs: bool,
-    rng: u64,
+    rng: crate::xorshift::XorShift,
     pub faults: FaultCounts,
 }
 
@@ -100,7 +100,7 @@ impl World {
             cycle: 0,
             capture: Vec::new(),
             fcs: true,
-            rng: cfg.faults.seed | 1,
+            rng: crate::xorshift::XorShift::new(cfg.faults.seed),
             faults: FaultCounts::default(),
         })
     }
@@ -110,10 +110,7 @@ impl World {
         if percent <= 0.0 {
             return false;
         }
-        self.rng ^= self.rng << 13;
-        self.rng ^= self.rng >> 7;
-        self.rng ^= self.rng << 17;
-        ((self.rng % 1_000_000) as f64) < percent * 10_000.0
+        ((self.rng.next() % 1_000_000) as f64) < percent * 10_000.0
     }
 
     /// The network's effect on a frame leaving a card: the frames that arrive, in order.
@@ -127,10 +124,7 @@ impl World {
             self.faults.ce_marked += 1;
         }
         if self.roll(f.corrupt) {
-            self.rng ^= self.rng << 13;
-            self.rng ^= self.rng >> 7;
-            self.rng ^= self.rng << 17;
-            let bit = (self.rng % (8 * frame.len() as u64)) as usize;
+            let bit = (self.rng.next() % (8 * frame.len() as u64)) as usize;
             frame[bit / 8] ^= 1 << (bit % 8);
             self.faults.corrupted += 1;
         }
