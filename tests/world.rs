@@ -5,6 +5,7 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rnic_driver::device::Device;
+use rnic_driver::sim_bus::SimCard;
 use rnic_sim::tx::random_descriptor;
 use rnic_sim::world::{LinkConfig, World, WIRE_OVERHEAD};
 use rnic_spec::wire::rx::{classify, RxConfig};
@@ -47,7 +48,7 @@ fn two_cards_exchange_frames_both_ways() {
     assert!(rnic_sim::pcap::read(&world.pcap()).unwrap().len() == 2 * n);
     // And the cards count the same over BAR0.
     for card in world.nics {
-        let mut dev = Device::open(card).unwrap();
+        let mut dev = Device::open(SimCard::new(card)).unwrap();
         assert_eq!(dev.read("rx_counters", "accepted").unwrap(), n as u32);
         assert_eq!(dev.read("tx_counters", "frames").unwrap(), n as u32);
     }
@@ -115,7 +116,7 @@ fn network_faults_reach_the_receiver_as_a_network_would_deliver_them() {
     }
     assert!(newly_marked > 0, "CE-marked frames stay valid (the ICRC does not cover ECN)");
     assert!(psns.windows(2).any(|w| w[1] < w[0]), "reordered frames arrive late");
-    let mut dev = Device::open(std::mem::replace(&mut world.nics[1], rnic_sim::nic::NicSim::new().unwrap())).unwrap();
+    let mut dev = Device::open(SimCard::new(std::mem::replace(&mut world.nics[1], rnic_sim::nic::NicSim::new().unwrap()))).unwrap();
     let accepted = dev.read("rx_counters", "accepted").unwrap() as u64;
     let bad_fcs = dev.read("rx_counters", "bad_fcs").unwrap() as u64;
     assert_eq!(accepted, got.len() as u64);

@@ -197,6 +197,16 @@ mod tests {
             self.0.insert(offset, value);
             Ok(())
         }
+        fn dma_alloc(&mut self, len: usize, align: usize) -> Result<u64, BusError> {
+            Err(BusError::NoDmaMemory { len, align })
+        }
+        fn dma_write(&mut self, iova: u64, data: &[u8]) -> Result<(), BusError> {
+            Err(BusError::NotDmaMemory { iova, len: data.len() })
+        }
+        fn dma_read(&mut self, iova: u64, len: usize) -> Result<Vec<u8>, BusError> {
+            Err(BusError::NotDmaMemory { iova, len })
+        }
+        fn wait(&mut self, _cycles: u64) {}
     }
 
     #[test]
@@ -220,7 +230,7 @@ mod tests {
         let mut bar = FakeBar::new();
         bar.0.insert(0x100 + BLOCK_VERSION, 9);
         let e = Device::open(bar).err().unwrap();
-        assert_eq!(e, DeviceError::Unsupported { block: "port", version: 9, supported: 1 });
+        assert_eq!(e, DeviceError::Unsupported { block: "port", version: 9, supported: 2 });
         assert!(e.to_string().contains("update rnic"));
 
         // A chain that points backwards would loop forever.

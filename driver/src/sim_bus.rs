@@ -1,17 +1,114 @@
-//! The simulated card as a [`Bus`]: every register access is an AXI4-Lite transaction on the
-//! `rnic_nic` RTL, advancing simulated time.
+//! The simulated cards as a [`Bus`]: every register access is an AXI4-Lite transaction on the
+//! `rnic_nic` RTL, advancing simulated time; DMA memory is the card's simulated host memory.
+//!
+//! A card alone is a `NicSim`; a card in a two-card world is a [`WorldCard`], whose accesses
+//! run the whole world (both cards and the link) while they take.
 
-use crate::bus::{check_offset, Bus, BusError};
-use rnic_sim::nic::NicSim;
+use crate::bus::{check_offset, Bus, BusError, IovaSpace};
+use rnic_sim::nic::{BarTimeout, NicSim};
+use rnic_sim::world::World;
+use std::cell::RefCell;
+use std::rc::Rc;
 
-impl Bus for NicSim {
+/// Where simulated DMA memory starts: an IOVA above 4 GiB, as an IOMMU would hand out.
+pub const SIM_IOVA_BASE: u64 = 0x10_0000_0000;
+/// How much simulated DMA memory a card has.
+pub const SIM_IOVA_SIZE: u64 = 1 << 32;
+
+fn timeout(t: BarTimeout) -> BusError {
+    BusError::Timeout { offset: t.offset, write: t.write }
+}
+
+/// A simulated card alone, with its DMA memory.
+pub struct SimCard {
+    pub nic: NicSim,
+    iova: IovaSpace,
+}
+
+impl SimCard {
+    pub fn new(nic: NicSim) -> SimCard {
+        SimCard { nic, iova: IovaSpace::new(SIM_IOVA_BASE, SIM_IOVA_SIZE) }
+    }
+}
+
+impl Bus for SimCard {
     fn read32(&mut self, offset: u32) -> Result<u32, BusError> {
         check_offset(offset)?;
-        self.bar_read(offset).map_err(|t| BusError::Timeout { offset: t.offset, write: false })
+        self.nic.bar_read(offset).map_err(timeout)
     }
 
     fn write32(&mut self, offset: u32, value: u32) -> Result<(), BusError> {
         check_offset(offset)?;
-        self.bar_write(offset, value).map_err(|t| BusError::Timeout { offset: t.offset, write: true })
+        self.nic.bar_write(offset, value).map_err(timeout)
+    }
+
+    fn dma_alloc(&mut self, len: usize, align: usize) -> Result<u64, BusError> {
+        self.iova.alloc(len, align)
+    }
+
+    fn dma_write(&mut self, iova: u64, data: &[u8]) -> Result<(), BusError> {
+        self.iova.check(iova, data.len())?;
+        self.nic.mem.write(iova, data);
+        Ok(())
+    }
+
+    fn dma_read(&mut self, iova: u64, len: usize) -> Result<Vec<u8>, BusError> {
+        self.iova.check(iova, len)?;
+        Ok(self.nic.mem.read(iova, len))
+    }
+
+    fn wait(&mut self, cycles: u64) {
+        self.nic.idle(cycles);
+    }
+}
+
+/// One card of a shared two-card world.
+pub struct WorldCard {
+    pub world: Rc<RefCell<World>>,
+    pub card: usize,
+    iova: IovaSpace,
+}
+
+impl WorldCard {
+    /// Both cards of `world`, as buses.
+    pub fn pair(world: World) -> (Rc<RefCell<World>>, [WorldCard; 2]) {
+        let w = Rc::new(RefCell::new(world));
+        let card = |card| WorldCard { world: w.clone(), card, iova: IovaSpace::new(SIM_IOVA_BASE, SIM_IOVA_SIZE) };
+        let cards = [card(0), card(1)];
+        (w, cards)
+    }
+}
+
+impl Bus for WorldCard {
+    fn read32(&mut self, offset: u32) -> Result<u32, BusError> {
+        check_offset(offset)?;
+        self.world.borrow_mut().bar(self.card, offset, None).map_err(timeout)
+    }
+
+    fn write32(&mut self, offset: u32, value: u32) -> Result<(), BusError> {
+        check_offset(offset)?;
+        self.world.borrow_mut().bar(self.card, offset, Some(value)).map(|_| ()).map_err(timeout)
+    }
+
+    fn dma_alloc(&mut self, len: usize, align: usize) -> Result<u64, BusError> {
+        self.iova.alloc(len, align)
+    }
+
+    fn dma_write(&mut self, iova: u64, data: &[u8]) -> Result<(), BusError> {
+        self.iova.check(iova, data.len())?;
+        self.world.borrow_mut().nics[self.card].mem.write(iova, data);
+        Ok(())
+    }
+
+    fn dma_read(&mut self, iova: u64, len: usize) -> Result<Vec<u8>, BusError> {
+        self.iova.check(iova, len)?;
+        Ok(self.world.borrow().nics[self.card].mem.read(iova, len))
+    }
+
+    fn wait(&mut self, cycles: u64) {
+        let mut w = self.world.borrow_mut();
+        for _ in 0..cycles {
+            w.step();
+        }
     }
 }

@@ -3,7 +3,9 @@
 //! Block headers and constants become a table of (address, value) constants; control registers
 //! become flip-flops with their reset values; status registers are read from the datapath
 //! through `status_sel` / `status_value` (the NIC top maps each status index to its source),
-//! which gives the datapath two cycles to answer. One read or write at a time: a write takes
+//! which gives the datapath two cycles to answer. Command registers (doorbells, table commits)
+//! hand each written value to the datapath as a one-cycle pulse on `command_valid` the cycle
+//! after the write, and read back as the last value written. One read or write at a time: a write takes
 //! its address and data in the same cycle (AWVALID and WVALID both high), a read answers three
 //! cycles after its address. Undefined addresses read as 0 and ignore writes; every response
 //! is OKAY, as a PCIe BAR must not fault.
@@ -16,6 +18,7 @@ use rust_hdl::prelude::*;
 pub const N_CONST: usize = 3 * rnic_spec::regs::BLOCKS.len() + count(Access::Const);
 pub const N_CONTROL: usize = count(Access::Control);
 pub const N_STATUS: usize = count(Access::Status);
+pub const N_COMMAND: usize = count(Access::Command);
 /// Word address bits (byte address without its two low bits).
 const WA: usize = BAR0_ADDR_BITS - 2;
 
@@ -25,8 +28,9 @@ fn word(addr: u32) -> Constant<Bits<WA>> {
 
 /// Header words and constants: everything in the reset image that is not a control register.
 fn const_words() -> Vec<(u32, u32)> {
-    let control: Vec<u32> = registers(Access::Control).iter().map(|(a, _)| *a).collect();
-    let words: Vec<(u32, u32)> = reset_image().into_iter().filter(|(a, _)| !control.contains(a)).collect();
+    let written: Vec<u32> =
+        registers(Access::Control).iter().chain(registers(Access::Command).iter()).map(|(a, _)| *a).collect();
+    let words: Vec<(u32, u32)> = reset_image().into_iter().filter(|(a, _)| !written.contains(a)).collect();
     assert_eq!(words.len(), N_CONST);
     words
 }
@@ -52,10 +56,14 @@ crate::hdl_block! {
         pub rdata: Signal<Out, Bits<32>>,
         pub rresp: Signal<Out, Bits<2>>,
         /// Control registers in map order (`regs::registers(Access::Control)`).
-        pub control: [Signal<Out, Bits<32>>; N_CONTROL],
+        pub control: [Signal<Out, Bits<32>>; N_CONTROL] = std::array::from_fn(|_| Default::default()),
         /// Status register being read, by status index; its value is sampled two cycles later.
         pub status_sel: Signal<Out, Bits<8>>,
         pub status_value: Signal<In, Bits<32>>,
+        /// Command registers in map order (`regs::registers(Access::Command)`): the value
+        /// written, and a pulse the cycle after each write.
+        pub command: [Signal<Out, Bits<32>>; N_COMMAND],
+        pub command_valid: [Signal<Out, Bit>; N_COMMAND],
 
         const_addr: [Constant<Bits<WA>>; N_CONST] = {
             let w = const_words();
@@ -77,6 +85,10 @@ crate::hdl_block! {
             let r = registers(Access::Status);
             std::array::from_fn(|i| word(r[i].0))
         },
+        command_addr: [Constant<Bits<WA>>; N_COMMAND] = {
+            let r = registers(Access::Command);
+            std::array::from_fn(|i| word(r[i].0))
+        },
         status_id: [Constant<Bits<8>>; N_STATUS] = std::array::from_fn(|i| c::<8>(i as u64)),
         byte_mask: [Constant<Bits<32>>; 4] = std::array::from_fn(|i| c::<32>(0xFF << (8 * i))),
         zero32: Constant<Bits<32>> = c::<32>(0),
@@ -87,7 +99,9 @@ crate::hdl_block! {
 
         /// Control registers start from their reset values: rust-hdl flops reset to 0, so they
         /// hold `value XOR reset`.
-        regs: [DFF<Bits<32>>; N_CONTROL],
+        regs: [DFF<Bits<32>>; N_CONTROL] = std::array::from_fn(|_| Default::default()),
+        commands: [DFF<Bits<32>>; N_COMMAND],
+        command_pulse: [DFF<Bit>; N_COMMAND],
         b_pending: DFF<Bit>,
         r_addr: DFF<Bits<WA>>,
         /// Read in progress: 1 address latched, 2 status sampled, 3 data valid.
@@ -100,7 +114,7 @@ crate::hdl_block! {
         waddr: Signal<Local, Bits<WA>>,
         wmask: Signal<Local, Bits<32>>,
         raddr: Signal<Local, Bits<WA>>,
-        value: [Signal<Local, Bits<32>>; N_CONTROL],
+        value: [Signal<Local, Bits<32>>; N_CONTROL] = std::array::from_fn(|_| Default::default()),
         lookup: Signal<Local, Bits<32>>,
         is_status: Signal<Local, Bit>,
         sel: Signal<Local, Bits<8>>,
@@ -116,6 +130,14 @@ impl Logic for Csr {
             self.regs[i].d.next = self.regs[i].q.val();
             self.value[i].next = self.regs[i].q.val() ^ self.control_reset[i].val();
             self.control[i].next = self.value[i].val();
+        }
+        for i in 0..N_COMMAND {
+            self.commands[i].clock.next = self.clock.val();
+            self.commands[i].d.next = self.commands[i].q.val();
+            self.command_pulse[i].clock.next = self.clock.val();
+            self.command_pulse[i].d.next = false;
+            self.command[i].next = self.commands[i].q.val();
+            self.command_valid[i].next = self.command_pulse[i].q.val();
         }
 
         // Writes: address and data together, one response at a time.
@@ -133,6 +155,12 @@ impl Logic for Csr {
             if self.write.val() & (self.waddr.val() == self.control_addr[i].val()) {
                 self.regs[i].d.next = ((self.value[i].val() & !self.wmask.val()) | (self.wdata.val() & self.wmask.val()))
                     ^ self.control_reset[i].val();
+            }
+        }
+        for i in 0..N_COMMAND {
+            if self.write.val() & (self.waddr.val() == self.command_addr[i].val()) {
+                self.commands[i].d.next = (self.commands[i].q.val() & !self.wmask.val()) | (self.wdata.val() & self.wmask.val());
+                self.command_pulse[i].d.next = true;
             }
         }
         if self.write.val() {
@@ -160,6 +188,11 @@ impl Logic for Csr {
         for i in 0..N_CONTROL {
             if self.raddr.val() == self.control_addr[i].val() {
                 self.lookup.next = self.value[i].val();
+            }
+        }
+        for i in 0..N_COMMAND {
+            if self.raddr.val() == self.command_addr[i].val() {
+                self.lookup.next = self.commands[i].q.val();
             }
         }
         self.is_status.next = false;

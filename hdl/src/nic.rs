@@ -1,18 +1,25 @@
-//! The NIC top, `rnic_nic`: the BAR0 register file, the receive pipeline and the transmit
-//! engine around one Ethernet port.
+//! The NIC top, `rnic_nic`: the BAR0 register file, the receive pipeline, the requester and the
+//! transmit engine around one Ethernet port, with the DMA read half of the AXI4 master port.
 //!
 //! ```text
 //!  BAR0 (AXI4-Lite) ─► Csr ─► port.control ─► fcs_enable of both directions
-//!                       ▲ status_sel / status_value: receive counters, frames sent
+//!                       │ └─► port addresses, qp staging + commit, doorbell.sq ─► Requester
+//!                       └───► mr staging + commit ─► MrTable ◄─► Requester (local keys)
+//!                       ▲ status_sel / status_value: counters
+//!  Requester ⇄ DmaRead ⇄ AXI4 read channels (dma_ar*, dma_r*) ⇄ host memory
+//!  Requester ─┬─► TX arbiter ─► RoceTx ─► MAC tx (tx_*)
+//!  txd_*/txp_* ┘   (whole packets: a descriptor, then its payload beats)
 //!  MAC rx (rx_*) ─► RoceRx ─► accepted records + payload (rxd_*), not-RoCE frames (host_*)
-//!  descriptors (txd_*) + payload (txp_*) ─► RoceTx ─► MAC tx (tx_*)
 //! ```
 //!
-//! The `txd_*` / `txp_*` inputs and `rxd_*` outputs are where the DMA queue manager will attach
-//! (not built yet); until then the simulator drives them directly. The DMA AXI4 master port
-//! comes with it.
+//! `txd_*` / `txp_*` is a second packet source beside the requester (the simulator uses it
+//! to put arbitrary packets on the link); the `rxd_*` outputs are where the responder will
+//! attach (not built yet).
 
 use crate::csr::{Csr, N_STATUS};
+use crate::dma::mr_table::MrTable;
+use crate::dma::read::DmaRead;
+use crate::roce::requester::{Requester, QP_STAGE_WORDS};
 use crate::roce::rx::{RoceRx, NUM_COUNTERS};
 use crate::roce::tx::RoceTx;
 use crate::roce::tx_header::LEN_BITS;
@@ -21,9 +28,23 @@ use rnic_spec::regs::{BAR0_ADDR_BITS, PORT_CONTROL_FCS};
 use rust_hdl::prelude::*;
 
 /// Status indexes (`regs::registers(Access::Status)` order): the receive counters (accepted,
-/// one per drop reason, no_buffer), then frames sent.
+/// one per drop reason, no_buffer), then frames sent, WQEs sent, WQEs refused.
 const RX_STATUS: usize = NUM_COUNTERS + 1;
-const _: () = assert!(N_STATUS == RX_STATUS + 1, "status registers: receive counters and frames sent");
+const _: () = assert!(N_STATUS == RX_STATUS + 3, "status registers: receive counters, then the transmit side's");
+
+/// Positions in `regs::registers(Access::Control)` and `(Access::Command)` the top wires by
+/// literal index (rust-hdl indexes arrays by literals only); a test checks them against the map.
+pub const CONTROL_PORT: usize = 0;
+pub const CONTROL_QP: usize = 8;
+pub const CONTROL_MR: usize = CONTROL_QP + QP_STAGE_WORDS;
+pub const COMMAND_QP: usize = 0;
+pub const COMMAND_MR: usize = 1;
+pub const COMMAND_SQ_DOORBELL: usize = 2;
+
+crate::pack_word! { lsb_first Mac48: 48 { lo: 32, hi: 16 } }
+crate::pack_word! { lsb_first Ipv4Wide: 128 { addr: 32 } }
+crate::pack_word! { msb_first Ipv6Word: 128 { w0: 32, w1: 32, w2: 32, w3: 32 } }
+crate::pack_word! { lsb_first Addr64: 64 { lo: 32, hi: 32 } }
 
 crate::hdl_block! {
     pub struct Nic {
@@ -45,6 +66,15 @@ crate::hdl_block! {
         pub bar_rready: Signal<In, Bit>,
         pub bar_rdata: Signal<Out, Bits<32>>,
         pub bar_rresp: Signal<Out, Bits<2>>,
+        /// DMA: the read half of the AXI4 master (INCR bursts of 64-byte beats, ID 0).
+        pub dma_arvalid: Signal<Out, Bit>,
+        pub dma_arready: Signal<In, Bit>,
+        pub dma_araddr: Signal<Out, Bits<64>>,
+        pub dma_arlen: Signal<Out, Bits<8>>,
+        pub dma_rvalid: Signal<In, Bit>,
+        pub dma_rready: Signal<Out, Bit>,
+        pub dma_rdata: Signal<In, Bits<512>>,
+        pub dma_rresp: Signal<In, Bits<2>>,
 
         /// MAC receive stream (no ready: a MAC cannot wait).
         pub rx_valid: Signal<In, Bit>,
@@ -59,7 +89,7 @@ crate::hdl_block! {
         pub tx_keep: Signal<Out, Bits<64>>,
         pub tx_last: Signal<Out, Bit>,
 
-        /// Transmit descriptors and payload (see `RoceTx`).
+        /// A second packet source (see `RoceTx`): descriptors and payload.
         pub txd_valid: Signal<In, Bit>,
         pub txd_ready: Signal<Out, Bit>,
         pub txd_eth_dst: Signal<In, Bits<48>>,
@@ -113,15 +143,68 @@ crate::hdl_block! {
         csr: Csr,
         rx: RoceRx,
         tx: RoceTx,
+        req: Requester,
+        mrs: MrTable,
+        rd: DmaRead,
+        port_mac: Mac48,
+        port_ipv4: Ipv4Wide,
+        port_ipv6: Ipv6Word,
+        mr_base: Addr64,
         tx_frames_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64),
+        wqes_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64 + 1),
+        wqe_errors_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64 + 2),
         fcs_bit: Constant<Bits<32>> = c::<32>(PORT_CONTROL_FCS as u64),
+        zero4: Constant<Bits<4>> = c::<4>(0),
+        zero8: Constant<Bits<8>> = c::<8>(0),
+        zero16: Constant<Bits<16>> = c::<16>(0),
+        zero24: Constant<Bits<24>> = c::<24>(0),
+        one8: Constant<Bits<8>> = c::<8>(1),
+        beat_round: Constant<Bits<LEN_BITS>> = c::<LEN_BITS>(63),
         fcs_enable: Signal<Local, Bit>,
+
+        /// TX arbiter: a packet's payload beats follow its descriptor from the same source.
+        arb_busy: DFF<Bit>,
+        arb_ext: DFF<Bit>,
+        arb_left: DFF<Bits<8>>,
+        o_valid: DFF<Bit>,
+        o_ext: DFF<Bit>,
+        o_eth_dst: DFF<Bits<48>>,
+        o_eth_src: DFF<Bits<48>>,
+        o_vlan: DFF<Bit>,
+        o_vlan_tci: DFF<Bits<16>>,
+        o_ipv6: DFF<Bit>,
+        o_ip_src: DFF<Bits<128>>,
+        o_ip_dst: DFF<Bits<128>>,
+        o_dscp: DFF<Bits<6>>,
+        o_ecn: DFF<Bits<2>>,
+        o_ttl: DFF<Bits<8>>,
+        o_flow_label: DFF<Bits<20>>,
+        o_udp_src_port: DFF<Bits<16>>,
+        o_opcode: DFF<Bits<8>>,
+        o_se: DFF<Bit>,
+        o_pkey: DFF<Bits<16>>,
+        o_dest_qp: DFF<Bits<24>>,
+        o_ack_req: DFF<Bit>,
+        o_psn: DFF<Bits<24>>,
+        o_va: DFF<Bits<64>>,
+        o_rkey: DFF<Bits<32>>,
+        o_dma_len: DFF<Bits<32>>,
+        o_imm: DFF<Bits<32>>,
+        o_aeth_syndrome: DFF<Bits<8>>,
+        o_aeth_msn: DFF<Bits<24>>,
+        o_payload_len: DFF<Bits<LEN_BITS>>,
+        sel_ext: Signal<Local, Bit>,
+        load: Signal<Local, Bit>,
+        handed: Signal<Local, Bit>,
+        pl_fire: Signal<Local, Bit>,
+        arb_beats: Signal<Local, Bits<LEN_BITS>>,
     }
 }
 
 impl Logic for Nic {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(self, clock, arb_busy, arb_ext, arb_left, o_valid, o_ext, o_eth_dst, o_eth_src, o_vlan, o_vlan_tci, o_ipv6, o_ip_src, o_ip_dst, o_dscp, o_ecn, o_ttl, o_flow_label, o_udp_src_port, o_opcode, o_se, o_pkey, o_dest_qp, o_ack_req, o_psn, o_va, o_rkey, o_dma_len, o_imm, o_aeth_syndrome, o_aeth_msn, o_payload_len);
         self.csr.clock.next = self.clock.val();
         self.csr.awvalid.next = self.bar_awvalid.val();
         self.bar_awready.next = self.csr.awready.val();
@@ -143,12 +226,80 @@ impl Logic for Nic {
         // control[0] is port.control (a test checks; index expressions must be literals).
         self.fcs_enable.next = (self.csr.control[0].val() & self.fcs_bit.val()).any();
 
-        // Status: receive counters by index, then frames sent.
+        // Status: receive counters by index, then the transmit side's.
         self.rx.counter_sel.next = self.csr.status_sel.val().get_bits::<5>(0);
         self.csr.status_value.next = self.rx.counter.val();
         if self.csr.status_sel.val() == self.tx_frames_id.val() {
             self.csr.status_value.next = self.tx.frames.val();
         }
+        if self.csr.status_sel.val() == self.wqes_id.val() {
+            self.csr.status_value.next = self.req.wqes.val();
+        }
+        if self.csr.status_sel.val() == self.wqe_errors_id.val() {
+            self.csr.status_value.next = self.req.wqe_errors.val();
+        }
+
+        // The requester: port addresses, QP staging and commits, doorbells.
+        self.port_mac.lo.next = self.csr.control[1].val();
+        self.port_mac.hi.next = self.csr.control[2].val().get_bits::<16>(0);
+        self.port_ipv4.addr.next = self.csr.control[3].val();
+        self.port_ipv6.w0.next = self.csr.control[4].val();
+        self.port_ipv6.w1.next = self.csr.control[5].val();
+        self.port_ipv6.w2.next = self.csr.control[6].val();
+        self.port_ipv6.w3.next = self.csr.control[7].val();
+        self.req.clock.next = self.clock.val();
+        self.req.port_mac.next = self.port_mac.word.val();
+        self.req.port_ipv4.next = self.port_ipv4.word.val();
+        self.req.port_ipv6.next = self.port_ipv6.word.val();
+        for i in 0..QP_STAGE_WORDS {
+            self.req.qp_stage[i].next = self.csr.control[i + 8].val();
+        }
+        self.req.qp_commit_valid.next = self.csr.command_valid[0].val();
+        self.req.qp_commit.next = self.csr.command[0].val();
+        self.req.sq_doorbell_valid.next = self.csr.command_valid[2].val();
+        self.req.sq_doorbell.next = self.csr.command[2].val();
+
+        // Memory regions: staged, committed into the slot of the key's low bits.
+        self.mr_base.lo.next = self.csr.control[29].val();
+        self.mr_base.hi.next = self.csr.control[30].val();
+        self.mrs.clock.next = self.clock.val();
+        self.mrs.cfg_wr.next = self.csr.command_valid[1].val();
+        self.mrs.cfg_slot.next = self.csr.control[28].val().get_bits::<8>(0);
+        self.mrs.cfg_valid.next = self.csr.command[1].val().get_bit(0);
+        self.mrs.cfg_key.next = self.csr.control[28].val();
+        self.mrs.cfg_base.next = self.mr_base.word.val();
+        self.mrs.cfg_length.next = self.csr.control[31].val();
+        self.mrs.cfg_access.next = self.csr.control[32].val().get_bits::<4>(0);
+        self.mrs.cfg_pd.next = self.csr.control[33].val().get_bits::<16>(0);
+        self.mrs.chk_valid.next = self.req.mr_valid.val();
+        self.mrs.chk_key.next = self.req.mr_key.val();
+        self.mrs.chk_pd.next = self.req.mr_pd.val();
+        self.mrs.chk_addr.next = self.req.mr_addr.val();
+        self.mrs.chk_len.next = self.req.mr_len.val();
+        self.mrs.chk_need.next = self.zero4.val();
+        self.mrs.chk_tag.next = self.zero16.val();
+        self.req.mr_res_valid.next = self.mrs.res_valid.val();
+        self.req.mr_res_error.next = self.mrs.res_error.val();
+
+        // DMA reads for the requester.
+        self.rd.clock.next = self.clock.val();
+        self.rd.cmd_valid.next = self.req.rd_valid.val();
+        self.req.rd_ready.next = self.rd.cmd_ready.val();
+        self.rd.cmd_addr.next = self.req.rd_addr.val();
+        self.rd.cmd_len.next = self.req.rd_len.val();
+        self.dma_arvalid.next = self.rd.arvalid.val();
+        self.rd.arready.next = self.dma_arready.val();
+        self.dma_araddr.next = self.rd.araddr.val();
+        self.dma_arlen.next = self.rd.arlen.val();
+        self.rd.rvalid.next = self.dma_rvalid.val();
+        self.dma_rready.next = self.rd.rready.val();
+        self.rd.rdata.next = self.dma_rdata.val();
+        self.rd.rresp.next = self.dma_rresp.val();
+        self.req.rdd_valid.next = self.rd.out_valid.val();
+        self.rd.out_ready.next = self.req.rdd_ready.val();
+        self.req.rdd_data.next = self.rd.out_data.val();
+        self.req.rdd_last.next = self.rd.out_last.val();
+        self.req.rdd_error.next = self.rd.out_error.val();
 
         self.rx.clock.next = self.clock.val();
         self.rx.fcs_enable.next = self.fcs_enable.val();
@@ -173,38 +324,127 @@ impl Logic for Nic {
         self.host_user.next = self.rx.host_user.val();
         self.fault.next = self.rx.fault.val();
 
+        // TX arbiter: the requester first; a source keeps the engine's payload input from its
+        // descriptor until that packet's last payload beat. The chosen descriptor waits in an
+        // output register, so no combinational path runs from the engine's ready back to its
+        // valid through a source.
         self.tx.clock.next = self.clock.val();
         self.tx.fcs_enable.next = self.fcs_enable.val();
-        self.tx.hdr_valid.next = self.txd_valid.val();
-        self.txd_ready.next = self.tx.hdr_ready.val();
-        self.tx.hdr_eth_dst.next = self.txd_eth_dst.val();
-        self.tx.hdr_eth_src.next = self.txd_eth_src.val();
-        self.tx.hdr_vlan.next = self.txd_vlan.val();
-        self.tx.hdr_vlan_tci.next = self.txd_vlan_tci.val();
-        self.tx.hdr_ipv6.next = self.txd_ipv6.val();
-        self.tx.hdr_ip_src.next = self.txd_ip_src.val();
-        self.tx.hdr_ip_dst.next = self.txd_ip_dst.val();
-        self.tx.hdr_dscp.next = self.txd_dscp.val();
-        self.tx.hdr_ecn.next = self.txd_ecn.val();
-        self.tx.hdr_ttl.next = self.txd_ttl.val();
-        self.tx.hdr_flow_label.next = self.txd_flow_label.val();
-        self.tx.hdr_udp_src_port.next = self.txd_udp_src_port.val();
-        self.tx.hdr_opcode.next = self.txd_opcode.val();
-        self.tx.hdr_se.next = self.txd_se.val();
-        self.tx.hdr_pkey.next = self.txd_pkey.val();
-        self.tx.hdr_dest_qp.next = self.txd_dest_qp.val();
-        self.tx.hdr_ack_req.next = self.txd_ack_req.val();
-        self.tx.hdr_psn.next = self.txd_psn.val();
-        self.tx.hdr_va.next = self.txd_va.val();
-        self.tx.hdr_rkey.next = self.txd_rkey.val();
-        self.tx.hdr_dma_len.next = self.txd_dma_len.val();
-        self.tx.hdr_imm.next = self.txd_imm.val();
-        self.tx.hdr_aeth_syndrome.next = self.txd_aeth_syndrome.val();
-        self.tx.hdr_aeth_msn.next = self.txd_aeth_msn.val();
-        self.tx.hdr_payload_len.next = self.txd_payload_len.val();
-        self.tx.pl_valid.next = self.txp_valid.val();
-        self.txp_ready.next = self.tx.pl_ready.val();
-        self.tx.pl_data.next = self.txp_data.val();
+        self.sel_ext.next = !self.req.txd_valid.val() & self.txd_valid.val();
+        self.handed.next = self.o_valid.q.val() & !self.arb_busy.q.val() & self.tx.hdr_ready.val();
+        self.load.next = !self.o_valid.q.val() | self.handed.val();
+        self.req.txd_ready.next = self.load.val() & !self.sel_ext.val();
+        self.txd_ready.next = self.load.val() & self.sel_ext.val();
+        if self.handed.val() {
+            self.o_valid.d.next = false;
+        }
+        if self.load.val() & (self.req.txd_valid.val() | self.txd_valid.val()) {
+            self.o_valid.d.next = true;
+            self.o_ext.d.next = self.sel_ext.val();
+            self.o_eth_dst.d.next = self.req.txd_eth_dst.val();
+            self.o_eth_src.d.next = self.req.txd_eth_src.val();
+            self.o_vlan.d.next = self.req.txd_vlan.val();
+            self.o_vlan_tci.d.next = self.req.txd_vlan_tci.val();
+            self.o_ipv6.d.next = self.req.txd_ipv6.val();
+            self.o_ip_src.d.next = self.req.txd_ip_src.val();
+            self.o_ip_dst.d.next = self.req.txd_ip_dst.val();
+            self.o_dscp.d.next = self.req.txd_dscp.val();
+            self.o_ecn.d.next = self.req.txd_ecn.val();
+            self.o_ttl.d.next = self.req.txd_ttl.val();
+            self.o_flow_label.d.next = self.req.txd_flow_label.val();
+            self.o_udp_src_port.d.next = self.req.txd_udp_src_port.val();
+            self.o_opcode.d.next = self.req.txd_opcode.val();
+            self.o_se.d.next = self.req.txd_se.val();
+            self.o_pkey.d.next = self.req.txd_pkey.val();
+            self.o_dest_qp.d.next = self.req.txd_dest_qp.val();
+            self.o_ack_req.d.next = self.req.txd_ack_req.val();
+            self.o_psn.d.next = self.req.txd_psn.val();
+            self.o_va.d.next = self.req.txd_va.val();
+            self.o_rkey.d.next = self.req.txd_rkey.val();
+            self.o_dma_len.d.next = self.req.txd_dma_len.val();
+            self.o_imm.d.next = self.req.txd_imm.val();
+            self.o_aeth_syndrome.d.next = self.zero8.val();
+            self.o_aeth_msn.d.next = self.zero24.val();
+            self.o_payload_len.d.next = self.req.txd_payload_len.val();
+            if self.sel_ext.val() {
+                self.o_eth_dst.d.next = self.txd_eth_dst.val();
+                self.o_eth_src.d.next = self.txd_eth_src.val();
+                self.o_vlan.d.next = self.txd_vlan.val();
+                self.o_vlan_tci.d.next = self.txd_vlan_tci.val();
+                self.o_ipv6.d.next = self.txd_ipv6.val();
+                self.o_ip_src.d.next = self.txd_ip_src.val();
+                self.o_ip_dst.d.next = self.txd_ip_dst.val();
+                self.o_dscp.d.next = self.txd_dscp.val();
+                self.o_ecn.d.next = self.txd_ecn.val();
+                self.o_ttl.d.next = self.txd_ttl.val();
+                self.o_flow_label.d.next = self.txd_flow_label.val();
+                self.o_udp_src_port.d.next = self.txd_udp_src_port.val();
+                self.o_opcode.d.next = self.txd_opcode.val();
+                self.o_se.d.next = self.txd_se.val();
+                self.o_pkey.d.next = self.txd_pkey.val();
+                self.o_dest_qp.d.next = self.txd_dest_qp.val();
+                self.o_ack_req.d.next = self.txd_ack_req.val();
+                self.o_psn.d.next = self.txd_psn.val();
+                self.o_va.d.next = self.txd_va.val();
+                self.o_rkey.d.next = self.txd_rkey.val();
+                self.o_dma_len.d.next = self.txd_dma_len.val();
+                self.o_imm.d.next = self.txd_imm.val();
+                self.o_aeth_syndrome.d.next = self.txd_aeth_syndrome.val();
+                self.o_aeth_msn.d.next = self.txd_aeth_msn.val();
+                self.o_payload_len.d.next = self.txd_payload_len.val();
+            }
+        }
+        self.tx.hdr_valid.next = self.o_valid.q.val() & !self.arb_busy.q.val();
+        self.tx.hdr_eth_dst.next = self.o_eth_dst.q.val();
+        self.tx.hdr_eth_src.next = self.o_eth_src.q.val();
+        self.tx.hdr_vlan.next = self.o_vlan.q.val();
+        self.tx.hdr_vlan_tci.next = self.o_vlan_tci.q.val();
+        self.tx.hdr_ipv6.next = self.o_ipv6.q.val();
+        self.tx.hdr_ip_src.next = self.o_ip_src.q.val();
+        self.tx.hdr_ip_dst.next = self.o_ip_dst.q.val();
+        self.tx.hdr_dscp.next = self.o_dscp.q.val();
+        self.tx.hdr_ecn.next = self.o_ecn.q.val();
+        self.tx.hdr_ttl.next = self.o_ttl.q.val();
+        self.tx.hdr_flow_label.next = self.o_flow_label.q.val();
+        self.tx.hdr_udp_src_port.next = self.o_udp_src_port.q.val();
+        self.tx.hdr_opcode.next = self.o_opcode.q.val();
+        self.tx.hdr_se.next = self.o_se.q.val();
+        self.tx.hdr_pkey.next = self.o_pkey.q.val();
+        self.tx.hdr_dest_qp.next = self.o_dest_qp.q.val();
+        self.tx.hdr_ack_req.next = self.o_ack_req.q.val();
+        self.tx.hdr_psn.next = self.o_psn.q.val();
+        self.tx.hdr_va.next = self.o_va.q.val();
+        self.tx.hdr_rkey.next = self.o_rkey.q.val();
+        self.tx.hdr_dma_len.next = self.o_dma_len.q.val();
+        self.tx.hdr_imm.next = self.o_imm.q.val();
+        self.tx.hdr_aeth_syndrome.next = self.o_aeth_syndrome.q.val();
+        self.tx.hdr_aeth_msn.next = self.o_aeth_msn.q.val();
+        self.tx.hdr_payload_len.next = self.o_payload_len.q.val();
+        // A descriptor handed over with payload makes the arbiter wait for that many beats.
+        self.arb_beats.next = (self.o_payload_len.q.val() + self.beat_round.val()) >> 6;
+        if self.handed.val() & (self.arb_beats.val().get_bits::<8>(0) != self.zero8.val()) {
+            self.arb_busy.d.next = true;
+            self.arb_ext.d.next = self.o_ext.q.val();
+            self.arb_left.d.next = self.arb_beats.val().get_bits::<8>(0);
+        }
+        self.tx.pl_valid.next = self.arb_busy.q.val() & self.req.txp_valid.val();
+        self.tx.pl_data.next = self.req.txp_data.val();
+        if self.arb_ext.q.val() {
+            self.tx.pl_valid.next = self.arb_busy.q.val() & self.txp_valid.val();
+            self.tx.pl_data.next = self.txp_data.val();
+        }
+        self.req.txp_ready.next = self.arb_busy.q.val() & !self.arb_ext.q.val() & self.tx.pl_ready.val();
+        self.txp_ready.next = self.arb_busy.q.val() & self.arb_ext.q.val() & self.tx.pl_ready.val();
+        self.pl_fire.next = self.arb_busy.q.val() & self.tx.pl_ready.val() & self.req.txp_valid.val();
+        if self.arb_ext.q.val() {
+            self.pl_fire.next = self.arb_busy.q.val() & self.tx.pl_ready.val() & self.txp_valid.val();
+        }
+        if self.pl_fire.val() {
+            self.arb_left.d.next = self.arb_left.q.val() - self.one8.val();
+            if self.arb_left.q.val() == self.one8.val() {
+                self.arb_busy.d.next = false;
+            }
+        }
         self.tx_valid.next = self.tx.out_valid.val();
         self.tx.out_ready.next = self.tx_ready.val();
         self.tx_data.next = self.tx.out_data.val();
@@ -217,8 +457,25 @@ impl Logic for Nic {
 mod tests {
     use rnic_spec::regs::{addr, registers, Access};
 
+    use super::*;
+
     #[test]
-    fn control_register_0_is_port_control() {
-        assert_eq!(Some(registers(Access::Control)[0].0), addr("port", "control"));
+    fn literal_register_positions_match_the_map() {
+        let control = registers(Access::Control);
+        let at = |i: usize| Some(control[i].0);
+        assert_eq!(at(CONTROL_PORT), addr("port", "control"));
+        for (i, name) in ["mac_lo", "mac_hi", "ipv4", "ipv6_0", "ipv6_1", "ipv6_2", "ipv6_3"].iter().enumerate() {
+            assert_eq!(at(CONTROL_PORT + 1 + i), addr("port", name), "port.{name}");
+        }
+        assert_eq!(at(CONTROL_QP), addr("qp", "state"));
+        assert_eq!(at(CONTROL_QP + QP_STAGE_WORDS - 1), addr("qp", "pd"));
+        for (i, name) in ["key", "base_lo", "base_hi", "length", "access", "pd"].iter().enumerate() {
+            assert_eq!(at(CONTROL_MR + i), addr("mr", name), "mr.{name}");
+        }
+        let command = registers(Access::Command);
+        assert_eq!(Some(command[COMMAND_QP].0), addr("qp", "commit"));
+        assert_eq!(Some(command[COMMAND_MR].0), addr("mr", "commit"));
+        assert_eq!(Some(command[COMMAND_SQ_DOORBELL].0), addr("doorbell", "sq"));
+        assert_eq!(registers(Access::Status)[RX_STATUS + 1].0, addr("tx_counters", "wqes").unwrap());
     }
 }

@@ -1,11 +1,15 @@
-//! One simulated card: the `rnic_nic` top (register file, receive pipeline, transmit engine)
-//! with BAR0 reached through AXI4-Lite transactions, as a PCIe bridge would issue them.
+//! One simulated card: the `rnic_nic` top (register file, receive pipeline, requester,
+//! transmit engine) with BAR0 reached through AXI4-Lite transactions, as a PCIe bridge would
+//! issue them, and its host memory behind an AXI4 read slave on the card's DMA port.
 //!
-//! Until the DMA queue manager exists the harness stands in for it on the card's inner ports:
-//! it queues transmit descriptors and payload (`send`), and takes accepted frames from the
-//! receive outputs as soon as they are offered (`delivered`).
+//! A BAR0 access is a small state machine advanced by [`NicSim::step`], so a card inside a
+//! [`crate::world::World`] keeps its link and DMA running while software talks to it. The
+//! harness can also put packets on the card's second transmit source (`send`), and takes
+//! accepted frames from the receive outputs as soon as they are offered (`delivered`) until
+//! the responder exists.
 
 use crate::axis::{beats, gather, Beat};
+use crate::host::{AxiReadSlave, HostMemory, HostTiming};
 use crate::rx::{unpack_record, RxRecord};
 use crate::tx::TxQueues;
 use crate::{Model, Port, SimError};
@@ -47,6 +51,26 @@ struct Ports {
     rxd_pl_last: Port,
 }
 
+/// A BAR0 access in progress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BarPhase {
+    /// Address (and data) offered, waiting for AWREADY / ARREADY.
+    Request,
+    /// Waiting for BVALID / RVALID.
+    Response,
+    /// Answered (the read value).
+    Done(u32),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct BarOp {
+    offset: u32,
+    value: u32,
+    write: bool,
+    phase: BarPhase,
+    cycles: u64,
+}
+
 pub struct NicSim {
     m: Model,
     p: Ports,
@@ -54,6 +78,11 @@ pub struct NicSim {
     records: Vec<RxRecord>,
     payloads: Vec<Vec<u8>>,
     partial: Vec<u8>,
+    bar: Option<BarOp>,
+    /// The card's host memory (device addresses = IOVAs).
+    pub mem: HostMemory,
+    /// The host side of the card's DMA reads.
+    pub dma_read: AxiReadSlave,
 }
 
 /// Cycles a BAR0 access may take before it counts as lost.
@@ -61,6 +90,11 @@ const BAR_TIMEOUT: u64 = 1000;
 
 impl NicSim {
     pub fn new() -> Result<NicSim, SimError> {
+        NicSim::with_timing(HostTiming::default(), 1)
+    }
+
+    /// A card whose host answers DMA with `timing`; `seed` drives its backpressure.
+    pub fn with_timing(timing: HostTiming, seed: u64) -> Result<NicSim, SimError> {
         let mut m = Model::new("rnic_nic")?;
         let p = Ports {
             awvalid: m.port("bar_awvalid")?,
@@ -96,7 +130,18 @@ impl NicSim {
             m.set(port, 1);
         }
         let tx = TxQueues::new(&m, "txd_", "txp_", "tx_")?;
-        Ok(NicSim { m, p, tx, records: Vec::new(), payloads: Vec::new(), partial: Vec::new() })
+        let dma_read = AxiReadSlave::new(&m, "dma_", timing, seed)?;
+        Ok(NicSim {
+            m,
+            p,
+            tx,
+            records: Vec::new(),
+            payloads: Vec::new(),
+            partial: Vec::new(),
+            bar: None,
+            mem: HostMemory::new(0),
+            dma_read,
+        })
     }
 
     /// Queue a packet for the transmit engine (standing in for the queue manager).
@@ -128,8 +173,12 @@ impl NicSim {
         }
         self.m.set(self.p.rx_user, 0);
         self.tx.drive(&mut self.m, false, false, tx_ready);
+        self.drive_bar();
+        self.dma_read.drive(&mut self.m, &self.mem);
         self.m.settle();
         let sent = self.tx.sample(&self.m);
+        self.dma_read.sample(&self.m);
+        self.sample_bar();
         if self.m.get(self.p.rxd_rec_valid) == 1 {
             let words = [self.m.get_bytes(self.p.rxd_rec_word0), self.m.get_bytes(self.p.rxd_rec_word1)];
             self.records.push(unpack_record(&words, self.m.cycles));
@@ -187,58 +236,89 @@ impl NicSim {
         self.m.cycles
     }
 
-    /// Read a BAR0 register.
-    pub fn bar_read(&mut self, offset: u32) -> Result<u32, BarTimeout> {
-        let timeout = BarTimeout { offset, write: false };
-        self.m.set(self.p.araddr, offset as u64);
-        self.m.set(self.p.arvalid, 1);
-        self.wait_for(self.p.arready, &timeout)?;
-        self.bar_tick();
-        self.m.set(self.p.arvalid, 0);
-        self.m.set(self.p.rready, 1);
-        self.wait_for(self.p.rvalid, &timeout)?;
-        let value = self.m.get(self.p.rdata) as u32;
-        self.bar_tick();
-        self.m.set(self.p.rready, 0);
-        Ok(value)
+    /// Start a BAR0 access; [`NicSim::step`] carries it out. One at a time.
+    pub fn start_bar(&mut self, offset: u32, write: Option<u32>) {
+        assert!(self.bar.is_none_or(|b| matches!(b.phase, BarPhase::Done(_))), "one BAR0 access at a time");
+        self.bar = Some(BarOp { offset, value: write.unwrap_or(0), write: write.is_some(), phase: BarPhase::Request, cycles: 0 });
     }
 
-    /// Write a BAR0 register (all four bytes).
-    pub fn bar_write(&mut self, offset: u32, value: u32) -> Result<(), BarTimeout> {
-        let timeout = BarTimeout { offset, write: true };
-        self.m.set(self.p.awaddr, offset as u64);
-        self.m.set(self.p.wdata, value as u64);
-        self.m.set(self.p.wstrb, 0xF);
-        self.m.set(self.p.awvalid, 1);
-        self.m.set(self.p.wvalid, 1);
-        self.wait_for(self.p.awready, &timeout)?;
-        self.bar_tick();
-        self.m.set(self.p.awvalid, 0);
-        self.m.set(self.p.wvalid, 0);
-        self.m.set(self.p.bready, 1);
-        self.wait_for(self.p.bvalid, &timeout)?;
-        self.bar_tick();
-        self.m.set(self.p.bready, 0);
-        Ok(())
-    }
-
-    /// A cycle of a BAR0 access: the card runs, its receive port idle and its transmit port
-    /// held (a BAR access advances this card alone; frames wait in its FIFO).
-    fn bar_tick(&mut self) {
-        let sent = self.step(None, false);
-        debug_assert!(sent.is_none(), "nothing leaves while tx_ready is low");
-    }
-
-    /// Tick until `port` reads 1 before an edge (inputs settled), within the timeout.
-    fn wait_for(&mut self, port: Port, timeout: &BarTimeout) -> Result<(), BarTimeout> {
-        for _ in 0..BAR_TIMEOUT {
-            self.m.settle();
-            if self.m.get(port) == 1 {
-                return Ok(());
-            }
-            self.bar_tick();
+    /// The finished access's read value (0 for a write), or `None` while it runs; an access
+    /// that takes longer than the register file ever does is an error.
+    pub fn bar_result(&mut self) -> Option<Result<u32, BarTimeout>> {
+        let op = self.bar?;
+        if let BarPhase::Done(v) = op.phase {
+            self.bar = None;
+            return Some(Ok(v));
         }
-        Err(timeout.clone())
+        if op.cycles > BAR_TIMEOUT {
+            self.bar = None;
+            self.idle_bar();
+            return Some(Err(BarTimeout { offset: op.offset, write: op.write }));
+        }
+        None
+    }
+
+    fn idle_bar(&mut self) {
+        for p in [self.p.awvalid, self.p.wvalid, self.p.bready, self.p.arvalid, self.p.rready] {
+            self.m.set(p, 0);
+        }
+    }
+
+    fn drive_bar(&mut self) {
+        self.idle_bar();
+        let Some(op) = self.bar else { return };
+        match (op.phase, op.write) {
+            (BarPhase::Request, true) => {
+                self.m.set(self.p.awaddr, op.offset as u64);
+                self.m.set(self.p.wdata, op.value as u64);
+                self.m.set(self.p.wstrb, 0xF);
+                self.m.set(self.p.awvalid, 1);
+                self.m.set(self.p.wvalid, 1);
+            }
+            (BarPhase::Request, false) => {
+                self.m.set(self.p.araddr, op.offset as u64);
+                self.m.set(self.p.arvalid, 1);
+            }
+            (BarPhase::Response, true) => self.m.set(self.p.bready, 1),
+            (BarPhase::Response, false) => self.m.set(self.p.rready, 1),
+            (BarPhase::Done(_), _) => {}
+        }
+    }
+
+    fn sample_bar(&mut self) {
+        let Some(op) = self.bar.as_mut() else { return };
+        op.cycles += 1;
+        let high = |port| self.m.get(port) == 1;
+        op.phase = match (op.phase, op.write) {
+            (BarPhase::Request, true) if high(self.p.awready) => BarPhase::Response,
+            (BarPhase::Request, false) if high(self.p.arready) => BarPhase::Response,
+            (BarPhase::Response, true) if high(self.p.bvalid) => BarPhase::Done(0),
+            (BarPhase::Response, false) if high(self.p.rvalid) => BarPhase::Done(self.m.get(self.p.rdata) as u32),
+            (phase, _) => phase,
+        };
+    }
+
+    /// Read a BAR0 register, this card alone running (its transmit port held).
+    pub fn bar_read(&mut self, offset: u32) -> Result<u32, BarTimeout> {
+        self.start_bar(offset, None);
+        self.finish_bar()
+    }
+
+    /// Write a BAR0 register (all four bytes), this card alone running.
+    pub fn bar_write(&mut self, offset: u32, value: u32) -> Result<(), BarTimeout> {
+        self.start_bar(offset, Some(value));
+        self.finish_bar().map(|_| ())
+    }
+
+    fn finish_bar(&mut self) -> Result<u32, BarTimeout> {
+        loop {
+            if let Some(r) = self.bar_result() {
+                return r;
+            }
+            // A BAR access advances this card alone; frames wait in its FIFO.
+            let sent = self.step(None, false);
+            debug_assert!(sent.is_none(), "nothing leaves while tx_ready is low");
+        }
     }
 
     /// Put one frame on the MAC receive port, a beat per cycle (the MAC's FCS mode is

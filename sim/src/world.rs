@@ -191,6 +191,17 @@ impl World {
         self.cycle += 1;
     }
 
+    /// A BAR0 access to card `card` (`Some(value)` writes), the whole world running meanwhile.
+    pub fn bar(&mut self, card: usize, offset: u32, write: Option<u32>) -> Result<u32, crate::nic::BarTimeout> {
+        self.nics[card].start_bar(offset, write);
+        loop {
+            if let Some(r) = self.nics[card].bar_result() {
+                return r;
+            }
+            self.step();
+        }
+    }
+
     /// Step until `done(self)` or `max` cycles pass; true if `done`.
     pub fn run_until(&mut self, max: u64, mut done: impl FnMut(&World) -> bool) -> bool {
         let end = self.cycle + max;

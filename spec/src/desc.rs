@@ -3,8 +3,8 @@
 //!
 //! All fields are little-endian in host memory; the hardware puts them on the wire big-endian
 //! where the wire has them (immediate data, keys, addresses). Queues are rings of fixed-size
-//! entries in DMA memory, a power of two long. Status: the formats are fixed here first; the
-//! queue manager that reads and writes them is not built yet.
+//! entries in DMA memory, a power of two long. The requester reads send WQEs; receive WQEs and
+//! CQEs are specified here and not read or written by the card yet.
 //!
 //! Ownership of completion entries uses a phase bit: the card writes entries with `owner` set
 //! to the pass count of the ring modulo 2 (1 on the first pass), so software knows an entry is
@@ -16,6 +16,20 @@ pub const SEND_WQE_LEN: usize = 64;
 pub const RECV_WQE_LEN: usize = 32;
 /// Completion queue entry size.
 pub const CQE_LEN: usize = 32;
+
+/// Byte offsets of the send WQE's fields (little-endian; the queue manager slices them out
+/// of the 64-byte entry at these offsets).
+pub mod send_wqe {
+    pub const WR_ID: usize = 0;
+    pub const OP: usize = 8;
+    pub const FLAGS: usize = 9;
+    pub const IMM: usize = 12;
+    pub const LOCAL_ADDR: usize = 16;
+    pub const LENGTH: usize = 24;
+    pub const LKEY: usize = 28;
+    pub const REMOTE_ADDR: usize = 32;
+    pub const RKEY: usize = 40;
+}
 
 /// What a send work request asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,30 +156,32 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 
 impl SendWqe {
     pub fn pack(&self) -> [u8; SEND_WQE_LEN] {
+        use send_wqe::*;
         let mut b = [0u8; SEND_WQE_LEN];
-        b[0..8].copy_from_slice(&self.wr_id.to_le_bytes());
-        b[8] = self.op;
-        b[9] = self.flags;
-        b[12..16].copy_from_slice(&self.imm.to_le_bytes());
-        b[16..24].copy_from_slice(&self.local_addr.to_le_bytes());
-        b[24..28].copy_from_slice(&self.length.to_le_bytes());
-        b[28..32].copy_from_slice(&self.lkey.to_le_bytes());
-        b[32..40].copy_from_slice(&self.remote_addr.to_le_bytes());
-        b[40..44].copy_from_slice(&self.rkey.to_le_bytes());
+        b[WR_ID..WR_ID + 8].copy_from_slice(&self.wr_id.to_le_bytes());
+        b[OP] = self.op;
+        b[FLAGS] = self.flags;
+        b[IMM..IMM + 4].copy_from_slice(&self.imm.to_le_bytes());
+        b[LOCAL_ADDR..LOCAL_ADDR + 8].copy_from_slice(&self.local_addr.to_le_bytes());
+        b[LENGTH..LENGTH + 4].copy_from_slice(&self.length.to_le_bytes());
+        b[LKEY..LKEY + 4].copy_from_slice(&self.lkey.to_le_bytes());
+        b[REMOTE_ADDR..REMOTE_ADDR + 8].copy_from_slice(&self.remote_addr.to_le_bytes());
+        b[RKEY..RKEY + 4].copy_from_slice(&self.rkey.to_le_bytes());
         b
     }
 
     pub fn parse(b: &[u8; SEND_WQE_LEN]) -> SendWqe {
+        use send_wqe::*;
         SendWqe {
-            wr_id: u64_at(b, 0),
-            op: b[8],
-            flags: b[9],
-            imm: u32_at(b, 12),
-            local_addr: u64_at(b, 16),
-            length: u32_at(b, 24),
-            lkey: u32_at(b, 28),
-            remote_addr: u64_at(b, 32),
-            rkey: u32_at(b, 40),
+            wr_id: u64_at(b, WR_ID),
+            op: b[OP],
+            flags: b[FLAGS],
+            imm: u32_at(b, IMM),
+            local_addr: u64_at(b, LOCAL_ADDR),
+            length: u32_at(b, LENGTH),
+            lkey: u32_at(b, LKEY),
+            remote_addr: u64_at(b, REMOTE_ADDR),
+            rkey: u32_at(b, RKEY),
         }
     }
 }

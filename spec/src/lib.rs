@@ -8,5 +8,6 @@
 
 pub mod desc;
 pub mod mr;
+pub mod qp;
 pub mod regs;
 pub mod wire;

@@ -32,6 +32,9 @@ pub enum Access {
     Status,
     /// Read/write control, starting from `Reg::reset`.
     Control,
+    /// A command: a write hands its value to the datapath for one cycle (a doorbell, a table
+    /// commit) and is kept, so it reads back as the last value written (0 after reset).
+    Command,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +63,33 @@ pub const TYPE_ID: u32 = 0x0001_0000;
 pub const TYPE_PORT: u32 = 0x0002_0000;
 pub const TYPE_RX_COUNTERS: u32 = 0x0003_0000;
 pub const TYPE_TX_COUNTERS: u32 = 0x0004_0000;
+pub const TYPE_QP: u32 = 0x0005_0000;
+pub const TYPE_MR: u32 = 0x0006_0000;
+pub const TYPE_DOORBELL: u32 = 0x0007_0000;
+
+/// Queue pairs of this build (`id.qps`); a QPN is its slot in the QP table.
+pub const QP_SLOT_BITS: usize = 8;
+pub const QPS: u32 = 1 << QP_SLOT_BITS;
+/// Memory regions of this build (`id.mrs`); a key's low bits name its slot.
+pub const MR_SLOT_BITS: usize = 8;
+pub const MRS: u32 = 1 << MR_SLOT_BITS;
+
+/// QP states (`qp.state`), as `ibv_qp_state` numbers them. Only RTS sends.
+pub mod qp_state {
+    pub const RESET: u32 = 0;
+    pub const INIT: u32 = 1;
+    pub const RTR: u32 = 2;
+    pub const RTS: u32 = 3;
+    pub const ERROR: u32 = 6;
+}
+
+/// Bits of `qp.flags`.
+pub mod qp_flags {
+    /// The QP's path is IPv6 (else IPv4).
+    pub const IPV6: u32 = 1 << 0;
+    /// Frames carry an 802.1Q tag (`qp.vlan_tci`).
+    pub const VLAN: u32 = 1 << 1;
+}
 
 /// Feature bits of the ID block's `features` register: what this build can do. A bit is set
 /// only when the datapath implements the feature end to end.
@@ -74,9 +104,18 @@ pub mod feature {
     pub const VLAN: u32 = 1 << 3;
     /// Soft-MAC FCS insert and check (`port.control.fcs`).
     pub const SOFT_FCS: u32 = 1 << 4;
+    /// RC requester: send queues in host memory, doorbells, WQE fetch, local key check,
+    /// segmentation by path MTU into RDMA WRITE and SEND packets.
+    pub const REQUESTER: u32 = 1 << 5;
     /// Names, for `rnic info`.
-    pub const NAMES: [(u32, &str); 5] =
-        [(RX_PARSE, "rx-parse"), (TX_ENGINE, "tx-engine"), (IPV6, "ipv6"), (VLAN, "vlan"), (SOFT_FCS, "soft-fcs")];
+    pub const NAMES: [(u32, &str); 6] = [
+        (RX_PARSE, "rx-parse"),
+        (TX_ENGINE, "tx-engine"),
+        (IPV6, "ipv6"),
+        (VLAN, "vlan"),
+        (SOFT_FCS, "soft-fcs"),
+        (REQUESTER, "requester"),
+    ];
 }
 
 /// Bit 0 of `port.control`: soft-MAC mode, the NIC appends and checks the FCS.
@@ -112,14 +151,19 @@ pub const BLOCKS: &[Block] = &[
             reg("datapath_bits", 0x10, Access::Const, 512, "width of the datapath"),
             reg("clock_khz", 0x14, Access::Const, 250_000, "core clock"),
             reg("max_payload", 0x18, Access::Const, crate::wire::MAX_PAYLOAD as u32, "largest path MTU"),
-            reg("qps", 0x1C, Access::Const, 0, "queue pairs (0: no queue manager in this build)"),
-            reg("cqs", 0x20, Access::Const, 0, "completion queues"),
-            reg("mrs", 0x24, Access::Const, 0, "memory regions"),
+            reg("qps", 0x1C, Access::Const, QPS, "queue pairs"),
+            reg("cqs", 0x20, Access::Const, 0, "completion queues (0: not in this build yet)"),
+            reg("mrs", 0x24, Access::Const, MRS, "memory regions"),
             reg(
                 "features",
                 0x28,
                 Access::Const,
-                feature::RX_PARSE | feature::TX_ENGINE | feature::IPV6 | feature::VLAN | feature::SOFT_FCS,
+                feature::RX_PARSE
+                    | feature::TX_ENGINE
+                    | feature::IPV6
+                    | feature::VLAN
+                    | feature::SOFT_FCS
+                    | feature::REQUESTER,
                 "feature bits (regs::feature)",
             ),
         ],
@@ -127,9 +171,18 @@ pub const BLOCKS: &[Block] = &[
     Block {
         name: "port",
         kind: TYPE_PORT,
-        version: 1,
+        version: 2,
         base: 0x100,
-        regs: &[reg("control", 0x0C, Access::Control, PORT_CONTROL_FCS, "bit 0: soft-MAC FCS insert and check")],
+        regs: &[
+            reg("control", 0x0C, Access::Control, PORT_CONTROL_FCS, "bit 0: soft-MAC FCS insert and check"),
+            reg("mac_lo", 0x10, Access::Control, 0, "the port's MAC address, its low 32 bits (the last four bytes)"),
+            reg("mac_hi", 0x14, Access::Control, 0, "the port's MAC address, its high 16 bits (the first two bytes)"),
+            reg("ipv4", 0x18, Access::Control, 0, "the port's IPv4 address (192.0.2.1 = 0xC0000201)"),
+            reg("ipv6_0", 0x1C, Access::Control, 0, "the port's IPv6 address, its most significant word"),
+            reg("ipv6_1", 0x20, Access::Control, 0, "the port's IPv6 address, word 1"),
+            reg("ipv6_2", 0x24, Access::Control, 0, "the port's IPv6 address, word 2"),
+            reg("ipv6_3", 0x28, Access::Control, 0, "the port's IPv6 address, its least significant word"),
+        ],
     },
     Block { name: "rx_counters", kind: TYPE_RX_COUNTERS, version: 1, base: 0x200, regs: &RX_COUNTER_REGS },
     Block {
@@ -137,7 +190,62 @@ pub const BLOCKS: &[Block] = &[
         kind: TYPE_TX_COUNTERS,
         version: 1,
         base: 0x300,
-        regs: &[reg("frames", 0x0C, Access::Status, 0, "frames handed to the MAC")],
+        regs: &[
+            reg("frames", 0x0C, Access::Status, 0, "frames handed to the MAC"),
+            reg("wqes", 0x10, Access::Status, 0, "send WQEs the requester has sent"),
+            reg("wqe_errors", 0x14, Access::Status, 0, "send WQEs refused: local key, bounds, opcode or length"),
+        ],
+    },
+    Block {
+        name: "qp",
+        kind: TYPE_QP,
+        version: 1,
+        base: 0x400,
+        regs: &[
+            reg("commit", 0x0C, Access::Command, 0, "write a QPN: the staged context below becomes that QP's, its send queue starts empty at index 0"),
+            reg("state", 0x10, Access::Control, 0, "regs::qp_state; only RTS sends"),
+            reg("dest_qpn", 0x14, Access::Control, 0, "the remote QP number"),
+            reg("dest_mac_lo", 0x18, Access::Control, 0, "next hop MAC address, low 32 bits"),
+            reg("dest_mac_hi", 0x1C, Access::Control, 0, "next hop MAC address, high 16 bits"),
+            reg("flags", 0x20, Access::Control, 0, "regs::qp_flags: IPv6, VLAN"),
+            reg("vlan_tci", 0x24, Access::Control, 0, "802.1Q tag: PCP, DEI, VID"),
+            reg("traffic", 0x28, Access::Control, 64 << 8, "bits 5:0 DSCP, 7:6 ECN, 15:8 TTL / hop limit"),
+            reg("flow_label", 0x2C, Access::Control, 0, "IPv6 flow label (20 bits)"),
+            reg("udp_sport", 0x30, Access::Control, 0xC000, "UDP source port (ECMP entropy)"),
+            reg("dest_ip_0", 0x34, Access::Control, 0, "remote address, most significant word (IPv6)"),
+            reg("dest_ip_1", 0x38, Access::Control, 0, "remote address, word 1 (IPv6)"),
+            reg("dest_ip_2", 0x3C, Access::Control, 0, "remote address, word 2 (IPv6)"),
+            reg("dest_ip_3", 0x40, Access::Control, 0, "remote address, least significant word (the IPv4 address)"),
+            reg("pkey", 0x44, Access::Control, 0xFFFF, "partition key"),
+            reg("pmtu", 0x48, Access::Control, 10, "path MTU as log2 bytes: 8 (256) ... 12 (4096)"),
+            reg("sq_psn", 0x4C, Access::Control, 0, "first PSN the send queue uses"),
+            reg("sq_base_lo", 0x50, Access::Control, 0, "send queue ring IOVA, low 32 bits (64-byte aligned)"),
+            reg("sq_base_hi", 0x54, Access::Control, 0, "send queue ring IOVA, high 32 bits"),
+            reg("sq_log_size", 0x58, Access::Control, 0, "send queue entries as log2 (0 ... 15)"),
+            reg("pd", 0x5C, Access::Control, 0, "protection domain of the QP's local keys"),
+        ],
+    },
+    Block {
+        name: "mr",
+        kind: TYPE_MR,
+        version: 1,
+        base: 0x500,
+        regs: &[
+            reg("commit", 0x0C, Access::Command, 0, "write 1: the staged region goes into the slot of its key; 0: that slot is emptied"),
+            reg("key", 0x10, Access::Control, 0, "lkey = rkey; its low bits name the slot"),
+            reg("base_lo", 0x14, Access::Control, 0, "first IOVA, low 32 bits"),
+            reg("base_hi", 0x18, Access::Control, 0, "first IOVA, high 32 bits"),
+            reg("length", 0x1C, Access::Control, 0, "bytes"),
+            reg("access", 0x20, Access::Control, 0, "mr::access flags"),
+            reg("pd", 0x24, Access::Control, 0, "protection domain"),
+        ],
+    },
+    Block {
+        name: "doorbell",
+        kind: TYPE_DOORBELL,
+        version: 1,
+        base: 0x600,
+        regs: &[reg("sq", 0x0C, Access::Command, 0, "desc::doorbell(qpn, new send queue producer index)")],
     },
 ];
 

@@ -190,7 +190,7 @@ fn bench_tx(a: BenchTxArgs) -> Result<(), String> {
     Ok(())
 }
 
-type SimCard = rnic_driver::device::Device<rnic_sim::nic::NicSim>;
+type SimCard = rnic_driver::device::Device<rnic_driver::sim_bus::SimCard>;
 
 fn open_card(a: &CardArgs) -> Result<SimCard, String> {
     if !a.sim {
@@ -199,7 +199,7 @@ fn open_card(a: &CardArgs) -> Result<SimCard, String> {
             .into());
     }
     let nic = rnic_sim::nic::NicSim::new().map_err(|e| e.to_string())?;
-    rnic_driver::device::Device::open(nic).map_err(|e| e.to_string())
+    rnic_driver::device::Device::open(rnic_driver::sim_bus::SimCard::new(nic)).map_err(|e| e.to_string())
 }
 
 fn info(a: CardArgs) -> Result<(), String> {
@@ -246,10 +246,10 @@ fn stats(a: StatsArgs) -> Result<(), String> {
             if f.is_empty() {
                 return Err(format!("{}: frame {i} is empty; remove it from the capture", path.display()));
             }
-            card.bus().receive(&rnic_spec::wire::as_on_wire(f, a.fcs));
+            card.bus().nic.receive(&rnic_spec::wire::as_on_wire(f, a.fcs));
         }
         // Let the last frame's verdict reach the counters.
-        card.bus().idle(64);
+        card.bus().nic.idle(64);
     } else if a.fcs {
         return Err("--fcs says how the frames of --pcap end; give --pcap too".into());
     }

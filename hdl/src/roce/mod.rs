@@ -1,6 +1,7 @@
 //! RoCE v2 transport: ICRC, BTH and extended-header parsing, the receive pipeline.
 
 pub mod icrc;
+pub mod requester;
 pub mod rx;
 pub mod rx_align;
 pub mod rx_buffer;

@@ -1,0 +1,426 @@
+//! A verbs-shaped API over a [`Device`]: protection domains, memory regions, queue pairs with
+//! the RESET → INIT → RTR → RTS state machine, and `post_send`. Everything the card needs is
+//! programmed through BAR0 (`rnic_spec::regs`) and host memory (`rnic_spec::desc`); bad
+//! arguments are refused with a typed error before anything reaches the card.
+//!
+//! Not yet: completion queues, `poll_cq` and `post_recv` (the card does not write completions
+//! yet), so a send queue takes at most its size in work requests over its lifetime.
+
+use crate::bus::{Bus, BusError};
+use crate::device::{Device, DeviceError};
+use rnic_spec::desc::{doorbell, SendOp, SendWqe, SEND_WQE_LEN};
+use rnic_spec::mr::{self, MemoryRegion};
+use rnic_spec::qp::{PortAddress, QpContext, RemoteIp, MAX_MESSAGE, PMTU_LOG2_MAX, PMTU_LOG2_MIN, SQ_LOG_SIZE_MAX};
+use rnic_spec::regs::{self, qp_state};
+use rnic_spec::wire::eth::Vlan;
+use rnic_spec::wire::psn::PSN_MASK;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VerbsError {
+    Device(DeviceError),
+    Bus(BusError),
+    /// Every QP slot of the card is in use.
+    NoQp,
+    /// Every memory-region slot of the card is in use.
+    NoMrSlot,
+    /// The region is not one of this context's, or was deregistered.
+    UnknownMr(u32),
+    /// A QP state change the verbs state machine does not allow.
+    BadTransition { from: QpState, to: QpState },
+    /// An attribute is missing or out of range: (which, what is wrong).
+    BadAttribute(&'static str, String),
+    /// The QP is not in a state that sends.
+    NotReadyToSend(QpState),
+    /// The send queue has no free entry.
+    SendQueueFull { qpn: u32, size: u32 },
+    /// A work request the card does not perform (yet).
+    Unsupported(&'static str),
+    /// A work request's length exceeds an RC message.
+    TooLong(u64),
+}
+
+impl std::fmt::Display for VerbsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            VerbsError::Device(e) => write!(f, "{e}"),
+            VerbsError::Bus(e) => write!(f, "{e}"),
+            VerbsError::NoQp => write!(f, "all {} queue pairs are in use: destroy one first", regs::QPS - FIRST_QPN),
+            VerbsError::NoMrSlot => write!(f, "all {} memory-region slots are in use: deregister one first", regs::MRS - 1),
+            VerbsError::UnknownMr(k) => write!(f, "memory region with key {k:#x} is not registered"),
+            VerbsError::BadTransition { from, to } => {
+                write!(f, "a QP cannot go from {from:?} to {to:?}: the order is Reset, Init, Rtr, Rts")
+            }
+            VerbsError::BadAttribute(which, what) => write!(f, "QP attribute {which}: {what}"),
+            VerbsError::NotReadyToSend(s) => write!(f, "the QP is in {s:?}: move it to Rts before posting sends"),
+            VerbsError::SendQueueFull { qpn, size } => {
+                write!(f, "the send queue of QP {qpn} is full ({size} entries): create it larger")
+            }
+            VerbsError::Unsupported(what) => write!(f, "{what} is not supported by this card yet"),
+            VerbsError::TooLong(n) => write!(f, "{n} bytes is longer than an RC message may be ({MAX_MESSAGE})"),
+        }
+    }
+}
+
+impl std::error::Error for VerbsError {}
+
+impl From<DeviceError> for VerbsError {
+    fn from(e: DeviceError) -> Self {
+        VerbsError::Device(e)
+    }
+}
+
+impl From<BusError> for VerbsError {
+    fn from(e: BusError) -> Self {
+        VerbsError::Bus(e)
+    }
+}
+
+/// QP numbers 0 and 1 are the InfiniBand special QPs (SMI, GSI): never handed out.
+pub const FIRST_QPN: u32 = 2;
+
+/// QP states, as `ibv_qp_state` has them (the ones this card uses).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QpState {
+    Reset,
+    Init,
+    Rtr,
+    Rts,
+    Error,
+}
+
+impl QpState {
+    fn code(self) -> u32 {
+        match self {
+            QpState::Reset => qp_state::RESET,
+            QpState::Init => qp_state::INIT,
+            QpState::Rtr => qp_state::RTR,
+            QpState::Rts => qp_state::RTS,
+            QpState::Error => qp_state::ERROR,
+        }
+    }
+}
+
+/// A protection domain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pd(pub u16);
+
+/// A registered memory region: lkey = rkey.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mr {
+    pub region: MemoryRegion,
+}
+
+impl Mr {
+    pub fn key(&self) -> u32 {
+        self.region.key
+    }
+}
+
+/// A buffer of DMA memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DmaBuf {
+    pub iova: u64,
+    pub len: usize,
+}
+
+/// Where a QP's packets go: the remote port's addresses and the path's traffic settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Path {
+    pub dest_mac: [u8; 6],
+    pub remote_ip: RemoteIp,
+    pub vlan: Option<Vlan>,
+    pub dscp: u8,
+    /// ECN codepoint of sent packets: 0 not ECN-capable, 2 ECT(0).
+    pub ecn: u8,
+    pub hop_limit: u8,
+    pub flow_label: u32,
+}
+
+/// What `modify_qp` changes; which fields a transition needs is the verbs rule (RTR: path,
+/// PMTU, remote QPN, receive PSN; RTS: send PSN).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct QpAttr {
+    pub path: Option<Path>,
+    /// Path MTU in bytes: 256, 512, 1024, 2048 or 4096.
+    pub pmtu: Option<u32>,
+    pub dest_qpn: Option<u32>,
+    pub rq_psn: Option<u32>,
+    pub sq_psn: Option<u32>,
+}
+
+/// A send work request (one scatter/gather element).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SendWr {
+    pub wr_id: u64,
+    pub op: SendOp,
+    /// `desc::send_flags`.
+    pub flags: u8,
+    pub local_addr: u64,
+    pub length: u32,
+    pub lkey: u32,
+    /// RDMA operations only.
+    pub remote_addr: u64,
+    pub rkey: u32,
+    /// Operations with immediate data only.
+    pub imm: u32,
+}
+
+/// A queue pair.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Qp {
+    pub qpn: u32,
+    pub pd: Pd,
+    pub state: QpState,
+    sq: DmaBuf,
+    sq_log_size: u8,
+    /// Producer index (modulo 2^16, as the doorbell carries it) and WQEs posted in all.
+    sq_pi: u16,
+    posted: u64,
+    ctx: QpContext,
+}
+
+impl Qp {
+    pub fn context(&self) -> &QpContext {
+        &self.ctx
+    }
+
+    pub fn sq_size(&self) -> u32 {
+        1 << self.sq_log_size
+    }
+}
+
+/// The card and what this driver has set up on it.
+pub struct Context<B: Bus> {
+    pub dev: Device<B>,
+    port: PortAddress,
+    next_pd: u16,
+    qps: Vec<bool>,
+    mrs: Vec<Option<MemoryRegion>>,
+    /// Bumped on every registration so a reused slot gets a new key (stale keys fail).
+    key_generation: u32,
+}
+
+impl<B: Bus> Context<B> {
+    /// Take over an opened card; `port` becomes its source addresses.
+    pub fn new(mut dev: Device<B>, port: PortAddress) -> Result<Context<B>, VerbsError> {
+        let info = dev.info()?;
+        if info.features & regs::feature::REQUESTER == 0 || info.qps < FIRST_QPN + 1 || info.mrs < 2 {
+            return Err(VerbsError::Unsupported("a card without the requester"));
+        }
+        for (name, value) in port.registers() {
+            dev.write("port", name, value)?;
+        }
+        let mut qps = vec![false; info.qps as usize];
+        qps[..FIRST_QPN as usize].fill(true);
+        Ok(Context { dev, port, next_pd: 1, qps, mrs: vec![None; info.mrs as usize], key_generation: 0 })
+    }
+
+    pub fn port(&self) -> &PortAddress {
+        &self.port
+    }
+
+    /// The regions as the card's table holds them (for reference models).
+    pub fn regions(&self) -> &[Option<MemoryRegion>] {
+        &self.mrs
+    }
+
+    pub fn alloc_pd(&mut self) -> Pd {
+        let pd = Pd(self.next_pd);
+        self.next_pd = self.next_pd.wrapping_add(1).max(1);
+        pd
+    }
+
+    /// DMA memory for buffers, `align` a power of two up to 4096.
+    pub fn alloc_buf(&mut self, len: usize, align: usize) -> Result<DmaBuf, VerbsError> {
+        Ok(DmaBuf { iova: self.dev.bus().dma_alloc(len, align)?, len })
+    }
+
+    pub fn write_buf(&mut self, iova: u64, data: &[u8]) -> Result<(), VerbsError> {
+        Ok(self.dev.bus().dma_write(iova, data)?)
+    }
+
+    pub fn read_buf(&mut self, iova: u64, len: usize) -> Result<Vec<u8>, VerbsError> {
+        Ok(self.dev.bus().dma_read(iova, len)?)
+    }
+
+    /// Register `[iova, iova + len)` for `access` (`mr::access` flags).
+    pub fn reg_mr(&mut self, pd: Pd, iova: u64, len: u32, access: u8) -> Result<Mr, VerbsError> {
+        if iova.checked_add(len as u64).is_none() {
+            return Err(VerbsError::BadAttribute("mr", format!("{len} bytes at {iova:#x} wrap around")));
+        }
+        // Slot 0 stays empty, so key 0 never matches.
+        let slot = (1..self.mrs.len()).find(|&s| self.mrs[s].is_none()).ok_or(VerbsError::NoMrSlot)?;
+        self.key_generation = self.key_generation.wrapping_add(1);
+        let key = (self.key_generation << regs::MR_SLOT_BITS) | slot as u32;
+        let region = MemoryRegion { key, base: iova, length: len, access, pd: pd.0 };
+        debug_assert_eq!(mr::slot(key, self.mrs.len()), slot);
+        for (name, value) in [
+            ("key", key),
+            ("base_lo", iova as u32),
+            ("base_hi", (iova >> 32) as u32),
+            ("length", len),
+            ("access", access as u32),
+            ("pd", pd.0 as u32),
+        ] {
+            self.dev.write("mr", name, value)?;
+        }
+        self.dev.write("mr", "commit", 1)?;
+        self.mrs[slot] = Some(region);
+        Ok(Mr { region })
+    }
+
+    pub fn dereg_mr(&mut self, mr: Mr) -> Result<(), VerbsError> {
+        let slot = mr::slot(mr.key(), self.mrs.len());
+        if self.mrs[slot] != Some(mr.region) {
+            return Err(VerbsError::UnknownMr(mr.key()));
+        }
+        self.dev.write("mr", "key", mr.key())?;
+        self.dev.write("mr", "commit", 0)?;
+        self.mrs[slot] = None;
+        Ok(())
+    }
+
+    /// A QP in Reset with a send queue of `sq_entries` (a power of two, 1 … 32768).
+    pub fn create_qp(&mut self, pd: Pd, sq_entries: u32) -> Result<Qp, VerbsError> {
+        if !sq_entries.is_power_of_two() || sq_entries > 1 << SQ_LOG_SIZE_MAX {
+            return Err(VerbsError::BadAttribute("sq_entries", format!("{sq_entries} is not a power of two up to 32768")));
+        }
+        let qpn = self.qps.iter().position(|used| !used).ok_or(VerbsError::NoQp)? as u32;
+        let sq = self.alloc_buf(sq_entries as usize * SEND_WQE_LEN, 4096)?;
+        self.qps[qpn as usize] = true;
+        let ctx = QpContext {
+            state: qp_state::RESET,
+            dest_qpn: 0,
+            dest_mac: [0; 6],
+            remote_ip: RemoteIp::V4([0; 4]),
+            vlan: None,
+            dscp: 0,
+            ecn: 0,
+            ttl: 64,
+            flow_label: 0,
+            udp_src_port: udp_source_port(qpn),
+            pkey: 0xFFFF,
+            pmtu_log2: 10,
+            sq_psn: 0,
+            sq_base: sq.iova,
+            sq_log_size: sq_entries.trailing_zeros() as u8,
+            pd: pd.0,
+        };
+        let mut qp = Qp { qpn, pd, state: QpState::Reset, sq, sq_log_size: ctx.sq_log_size, sq_pi: 0, posted: 0, ctx };
+        self.commit(&mut qp)?;
+        Ok(qp)
+    }
+
+    /// Move `qp` to `to`, applying `attr` (the verbs transitions: Reset → Init → Rtr → Rts;
+    /// any state → Error or Reset).
+    pub fn modify_qp(&mut self, qp: &mut Qp, to: QpState, attr: &QpAttr) -> Result<(), VerbsError> {
+        use QpState::*;
+        let allowed = matches!((qp.state, to), (Reset, Init) | (Init, Init) | (Init, Rtr) | (Rtr, Rts) | (Rts, Rts) | (_, Error) | (_, Reset));
+        if !allowed {
+            return Err(VerbsError::BadTransition { from: qp.state, to });
+        }
+        let mut ctx = qp.ctx;
+        if to == Rtr {
+            let path = attr.path.ok_or(VerbsError::BadAttribute("path", "Rtr needs the remote address".into()))?;
+            let pmtu = attr.pmtu.ok_or(VerbsError::BadAttribute("pmtu", "Rtr needs the path MTU".into()))?;
+            let log = pmtu.trailing_zeros() as u8;
+            if !pmtu.is_power_of_two() || !(PMTU_LOG2_MIN..=PMTU_LOG2_MAX).contains(&log) {
+                return Err(VerbsError::BadAttribute("pmtu", format!("{pmtu} is not 256, 512, 1024, 2048 or 4096")));
+            }
+            let dest_qpn = attr.dest_qpn.ok_or(VerbsError::BadAttribute("dest_qpn", "Rtr needs the remote QPN".into()))?;
+            if dest_qpn > PSN_MASK {
+                return Err(VerbsError::BadAttribute("dest_qpn", format!("{dest_qpn:#x} is wider than 24 bits")));
+            }
+            if path.flow_label > 0xF_FFFF || path.dscp > 63 || path.ecn > 3 {
+                return Err(VerbsError::BadAttribute("path", "flow label is 20 bits, DSCP 6, ECN 2".into()));
+            }
+            if path.vlan.is_some_and(|v| v.vid > 0xFFF || v.pcp > 7) {
+                return Err(VerbsError::BadAttribute("path.vlan", "VID is 12 bits, PCP 3".into()));
+            }
+            ctx.dest_mac = path.dest_mac;
+            ctx.remote_ip = path.remote_ip;
+            ctx.vlan = path.vlan;
+            ctx.dscp = path.dscp;
+            ctx.ecn = path.ecn;
+            ctx.ttl = path.hop_limit;
+            ctx.flow_label = path.flow_label;
+            ctx.pmtu_log2 = log;
+            ctx.dest_qpn = dest_qpn;
+        }
+        if to == Rts && qp.state == Rtr {
+            let psn = attr.sq_psn.ok_or(VerbsError::BadAttribute("sq_psn", "Rts needs the first send PSN".into()))?;
+            if psn > PSN_MASK {
+                return Err(VerbsError::BadAttribute("sq_psn", format!("{psn:#x} is wider than 24 bits")));
+            }
+            ctx.sq_psn = psn;
+        }
+        if to == Reset {
+            qp.sq_pi = 0;
+            qp.posted = 0;
+        }
+        ctx.state = to.code();
+        qp.ctx = ctx;
+        qp.state = to;
+        self.commit(qp)
+    }
+
+    /// Write the QP's context to the card. The commit restarts the send queue at index 0, so
+    /// it is made only while nothing is posted (the state changes before posting, and Reset).
+    fn commit(&mut self, qp: &mut Qp) -> Result<(), VerbsError> {
+        if qp.posted != 0 && !matches!(qp.state, QpState::Reset | QpState::Error) {
+            // Changing a sending QP's context would lose its queue position.
+            return Err(VerbsError::BadAttribute("state", "a QP with posted work can only go to Reset".into()));
+        }
+        for (name, value) in qp.ctx.registers() {
+            self.dev.write("qp", name, value)?;
+        }
+        self.dev.write("qp", "commit", qp.qpn)?;
+        Ok(())
+    }
+
+    pub fn destroy_qp(&mut self, mut qp: Qp) -> Result<(), VerbsError> {
+        self.modify_qp(&mut qp, QpState::Reset, &QpAttr::default())?;
+        self.qps[qp.qpn as usize] = false;
+        Ok(())
+    }
+
+    /// Post one send work request: the WQE goes into the send queue in host memory, then the
+    /// doorbell tells the card the new producer index.
+    pub fn post_send(&mut self, qp: &mut Qp, wr: &SendWr) -> Result<(), VerbsError> {
+        if qp.state != QpState::Rts {
+            return Err(VerbsError::NotReadyToSend(qp.state));
+        }
+        if wr.op == SendOp::Read {
+            return Err(VerbsError::Unsupported("RDMA READ"));
+        }
+        if wr.length > MAX_MESSAGE {
+            return Err(VerbsError::TooLong(wr.length as u64));
+        }
+        if qp.posted >= qp.sq_size() as u64 {
+            return Err(VerbsError::SendQueueFull { qpn: qp.qpn, size: qp.sq_size() });
+        }
+        let wqe = SendWqe {
+            wr_id: wr.wr_id,
+            op: wr.op as u8,
+            flags: wr.flags,
+            imm: wr.imm,
+            local_addr: wr.local_addr,
+            length: wr.length,
+            lkey: wr.lkey,
+            remote_addr: wr.remote_addr,
+            rkey: wr.rkey,
+        };
+        let slot = qp.sq_pi as u64 & (qp.sq_size() as u64 - 1);
+        self.write_buf(qp.sq.iova + slot * SEND_WQE_LEN as u64, &wqe.pack())?;
+        qp.sq_pi = qp.sq_pi.wrapping_add(1);
+        qp.posted += 1;
+        self.dev.write("doorbell", "sq", doorbell(qp.qpn as u16, qp.sq_pi))?;
+        Ok(())
+    }
+}
+
+/// UDP source port of a QP's packets: in the dynamic range, spread by QPN so ECMP fabrics
+/// hash different QPs onto different paths (IBTA A17.5.1.1 leaves the choice to the sender).
+pub fn udp_source_port(qpn: u32) -> u16 {
+    0xC000 | ((qpn.wrapping_mul(0x9E37) >> 2) & 0x3FFF) as u16
+}

@@ -1,0 +1,728 @@
+//! The RC requester: send queues in host memory in, request packets for the transmit engine
+//! out. The reference model is `rnic_spec::qp::QpContext::request`.
+//!
+//! ```text
+//!  qp.commit ──► QP context RAM, send-queue state RAM (PSN, consumer index), producer RAM
+//!  doorbell.sq ─► producer RAM; QP not active yet → active bit set, QPN into the ready FIFO
+//!  ready FIFO ─► FSM: load context ─► fetch WQE (DMA read) ─► local key check (MrTable)
+//!                  ─► one packet per step: descriptor into the descriptor FIFO, payload read
+//!                  ─► write back PSN and consumer index ─► QPN back into the ready FIFO
+//!  DMA read data ─► the WQE (to the FSM) or payload (to the transmit engine)
+//! ```
+//!
+//! Scheduling is round-robin by construction: a QP with work sits in the ready FIFO once (its
+//! active bit says so), is served one WQE per turn, and goes back to the tail; a QP found with
+//! nothing to do leaves the FIFO and its active bit clears, unless a doorbell for it arrived
+//! while the FSM held it (then it goes round once more, so no doorbell is lost). Payload reads
+//! run ahead of the transmit engine up to the DMA engine's command queue; descriptors wait in
+//! their own FIFO, so the read latency overlaps the packets before.
+//!
+//! A WQE that is refused (unknown opcode, too long, local key / bounds / PD check failed, DMA
+//! error reading it) sends nothing, is counted in `wqe_errors` and consumed. Software commits a
+//! QP's context only while its send queue is idle.
+
+use crate::pack_word;
+use crate::ram_fifo::RamFifo;
+use crate::roce::tx_header::LEN_BITS;
+use crate::stream::c;
+use rnic_spec::desc::send_wqe;
+use rnic_spec::qp::MAX_MESSAGE;
+use rnic_spec::regs::{qp_state, QPS, QP_SLOT_BITS};
+use rust_hdl::prelude::*;
+
+/// Words of the `qp` block's staging registers (`QpContext::registers` order); the RTL takes
+/// them by position: 0 state, 1 dest_qpn, 2/3 dest MAC low/high, 4 flags, 5 vlan_tci,
+/// 6 traffic, 7 flow_label, 8 udp_sport, 9..=12 dest IP (most significant first), 13 pkey,
+/// 14 pmtu, 15 sq_psn, 16/17 sq_base low/high, 18 sq_log_size, 19 pd.
+pub const QP_STAGE_WORDS: usize = 20;
+/// Descriptors waiting for the transmit engine.
+const DESC_PTR: usize = 5;
+const DESC_ADDR: usize = 4;
+const READY_PTR: usize = QP_SLOT_BITS + 1;
+
+pack_word! {
+    /// A QP's context as its RAM holds it. The MAC, IP and ring base words sit side by side so
+    /// each is one slice.
+    lsb_first QpCtxWord: 377 {
+        state: 3, dest_qpn: 24, mac_lo: 32, mac_hi: 16, flags: 2, vlan_tci: 16, traffic: 16,
+        flow_label: 20, udp_sport: 16, ip3: 32, ip2: 32, ip1: 32, ip0: 32, pkey: 16, pmtu: 4,
+        base_lo: 32, base_hi: 32, log_size: 4, pd: 16,
+    }
+}
+pack_word! { lsb_first SqStateWord: 40 { ci: 16, psn: 24 } }
+pack_word! { lsb_first WqeOffset: 64 { zero: 6, index: 16 } }
+pack_word! {
+    /// One packet for the transmit engine (the source addresses are the port's).
+    lsb_first TxDescWord: 493 {
+        opcode: 8, se: 1, ack_req: 1, psn: 24, va: 64, rkey: 32, dma_len: 32, imm: 32,
+        payload_len: 13, dest_qp: 24, mac: 48, ipv6: 1, vlan: 1, vlan_tci: 16, dscp: 6, ecn: 2,
+        ttl: 8, flow_label: 20, udp_sport: 16, ip: 128, pkey: 16,
+    }
+}
+
+/// Bit offset of `name` in a word packed lsb first from `fields`.
+fn offset(fields: &[(&str, usize)], name: &str) -> Constant<Bits<9>> {
+    let i = fields.iter().position(|f| f.0 == name).unwrap_or_else(|| panic!("field {name}"));
+    c::<9>(fields[..i].iter().map(|f| f.1 as u64).sum())
+}
+
+fn ctx_at(name: &str) -> Constant<Bits<9>> {
+    offset(QpCtxWord::FIELDS, name)
+}
+
+fn desc_at(name: &str) -> Constant<Bits<9>> {
+    offset(TxDescWord::FIELDS, name)
+}
+
+/// Bit offset of a send WQE field in its (byte 0 aligned) DMA beat.
+fn wqe_at(byte: usize) -> Constant<Bits<9>> {
+    c::<9>(8 * byte as u64)
+}
+
+const S_POP: u64 = 0;
+const S_LOAD: u64 = 1;
+const S_CHECK: u64 = 2;
+const S_WQE_CMD: u64 = 3;
+const S_WQE_WAIT: u64 = 4;
+const S_MR: u64 = 5;
+const S_MR_WAIT: u64 = 6;
+const S_PKT: u64 = 7;
+const S_WRITEBACK: u64 = 8;
+const S_REQUEUE: u64 = 9;
+
+crate::hdl_block! {
+    pub struct Requester {
+        pub clock: Signal<In, Clock>,
+        /// The port's addresses (IPv4 in the low 32 bits).
+        pub port_mac: Signal<In, Bits<48>>,
+        pub port_ipv4: Signal<In, Bits<128>>,
+        pub port_ipv6: Signal<In, Bits<128>>,
+        /// `qp` block: staged context words and the commit command (its value is the QPN).
+        pub qp_stage: [Signal<In, Bits<32>>; QP_STAGE_WORDS],
+        pub qp_commit_valid: Signal<In, Bit>,
+        pub qp_commit: Signal<In, Bits<32>>,
+        /// `doorbell.sq`: `desc::doorbell(qpn, producer index)`.
+        pub sq_doorbell_valid: Signal<In, Bit>,
+        pub sq_doorbell: Signal<In, Bits<32>>,
+        /// Local key check (an `MrTable` check port; the verdict comes a fixed time later).
+        pub mr_valid: Signal<Out, Bit>,
+        pub mr_key: Signal<Out, Bits<32>>,
+        pub mr_pd: Signal<Out, Bits<16>>,
+        pub mr_addr: Signal<Out, Bits<64>>,
+        pub mr_len: Signal<Out, Bits<32>>,
+        pub mr_res_valid: Signal<In, Bit>,
+        pub mr_res_error: Signal<In, Bits<3>>,
+        /// DMA read commands and their data (a `DmaRead`).
+        pub rd_valid: Signal<Out, Bit>,
+        pub rd_ready: Signal<In, Bit>,
+        pub rd_addr: Signal<Out, Bits<64>>,
+        pub rd_len: Signal<Out, Bits<16>>,
+        pub rdd_valid: Signal<In, Bit>,
+        pub rdd_ready: Signal<Out, Bit>,
+        pub rdd_data: Signal<In, Bits<512>>,
+        pub rdd_last: Signal<In, Bit>,
+        pub rdd_error: Signal<In, Bit>,
+        /// Packet descriptors and payload for the transmit engine (`RoceTx`).
+        pub txd_valid: Signal<Out, Bit>,
+        pub txd_ready: Signal<In, Bit>,
+        pub txd_eth_dst: Signal<Out, Bits<48>>,
+        pub txd_eth_src: Signal<Out, Bits<48>>,
+        pub txd_vlan: Signal<Out, Bit>,
+        pub txd_vlan_tci: Signal<Out, Bits<16>>,
+        pub txd_ipv6: Signal<Out, Bit>,
+        pub txd_ip_src: Signal<Out, Bits<128>>,
+        pub txd_ip_dst: Signal<Out, Bits<128>>,
+        pub txd_dscp: Signal<Out, Bits<6>>,
+        pub txd_ecn: Signal<Out, Bits<2>>,
+        pub txd_ttl: Signal<Out, Bits<8>>,
+        pub txd_flow_label: Signal<Out, Bits<20>>,
+        pub txd_udp_src_port: Signal<Out, Bits<16>>,
+        pub txd_opcode: Signal<Out, Bits<8>>,
+        pub txd_se: Signal<Out, Bit>,
+        pub txd_pkey: Signal<Out, Bits<16>>,
+        pub txd_dest_qp: Signal<Out, Bits<24>>,
+        pub txd_ack_req: Signal<Out, Bit>,
+        pub txd_psn: Signal<Out, Bits<24>>,
+        pub txd_va: Signal<Out, Bits<64>>,
+        pub txd_rkey: Signal<Out, Bits<32>>,
+        pub txd_dma_len: Signal<Out, Bits<32>>,
+        pub txd_imm: Signal<Out, Bits<32>>,
+        pub txd_payload_len: Signal<Out, Bits<LEN_BITS>>,
+        pub txp_valid: Signal<Out, Bit>,
+        pub txp_ready: Signal<In, Bit>,
+        pub txp_data: Signal<Out, Bits<512>>,
+        /// WQEs sent, WQEs refused.
+        pub wqes: Signal<Out, Bits<32>>,
+        pub wqe_errors: Signal<Out, Bits<32>>,
+
+        ctx_ram: RAM<Bits<377>, QP_SLOT_BITS>,
+        st_ram: RAM<Bits<40>, QP_SLOT_BITS>,
+        pi_ram: RAM<Bits<16>, QP_SLOT_BITS>,
+        ready: RamFifo<READY_PTR, QP_SLOT_BITS, QP_SLOT_BITS, 1, 1>,
+        descs: RamFifo<DESC_PTR, DESC_ADDR, 493, 1, 1>,
+        ctx_word: QpCtxWord,
+        st_commit: SqStateWord,
+        st_back: SqStateWord,
+        wqe_off: WqeOffset,
+        desc_word: TxDescWord,
+
+        s_pop: Constant<Bits<4>> = c::<4>(S_POP),
+        s_load: Constant<Bits<4>> = c::<4>(S_LOAD),
+        s_check: Constant<Bits<4>> = c::<4>(S_CHECK),
+        s_wqe_cmd: Constant<Bits<4>> = c::<4>(S_WQE_CMD),
+        s_wqe_wait: Constant<Bits<4>> = c::<4>(S_WQE_WAIT),
+        s_mr: Constant<Bits<4>> = c::<4>(S_MR),
+        s_mr_wait: Constant<Bits<4>> = c::<4>(S_MR_WAIT),
+        s_pkt: Constant<Bits<4>> = c::<4>(S_PKT),
+        s_writeback: Constant<Bits<4>> = c::<4>(S_WRITEBACK),
+        s_requeue: Constant<Bits<4>> = c::<4>(S_REQUEUE),
+        rts: Constant<Bits<3>> = c::<3>(qp_state::RTS as u64),
+        zero1: Constant<Bits<1>> = c::<1>(0),
+        one1: Constant<Bits<1>> = c::<1>(1),
+        zero3: Constant<Bits<3>> = c::<3>(0),
+        zero6: Constant<Bits<6>> = c::<6>(0),
+        zero8: Constant<Bits<8>> = c::<8>(0),
+        zero16: Constant<Bits<16>> = c::<16>(0),
+        zero24: Constant<Bits<24>> = c::<24>(0),
+        zero32: Constant<Bits<32>> = c::<32>(0),
+        one6: Constant<Bits<6>> = c::<6>(1),
+        one16: Constant<Bits<16>> = c::<16>(1),
+        one24: Constant<Bits<24>> = c::<24>(1),
+        one32: Constant<Bits<32>> = c::<32>(1),
+        one64: Constant<Bits<64>> = c::<64>(1),
+        one256: Constant<Bits<QPS_BITS>> = Constant::new(bits::<QPS_BITS>(1)),
+        zero256: Constant<Bits<QPS_BITS>> = Constant::new(Bits::default()),
+        one_ready: Constant<Bits<READY_PTR>> = c::<READY_PTR>(1),
+        one_desc: Constant<Bits<DESC_PTR>> = c::<DESC_PTR>(1),
+        desc_capacity: Constant<Bits<DESC_PTR>> = c::<DESC_PTR>(1 << DESC_ADDR),
+        wqe_len: Constant<Bits<16>> = c::<16>(rnic_spec::desc::SEND_WQE_LEN as u64),
+        max_message: Constant<Bits<32>> = c::<32>(MAX_MESSAGE as u64),
+        write_base: Constant<Bits<8>> = c::<8>(0x06),
+        four8: Constant<Bits<8>> = c::<8>(4),
+        two8: Constant<Bits<8>> = c::<8>(2),
+        one8: Constant<Bits<8>> = c::<8>(1),
+        o_state: Constant<Bits<9>> = ctx_at("state"),
+        o_dest_qpn: Constant<Bits<9>> = ctx_at("dest_qpn"),
+        o_mac: Constant<Bits<9>> = ctx_at("mac_lo"),
+        o_flags: Constant<Bits<9>> = ctx_at("flags"),
+        o_vlan_tci: Constant<Bits<9>> = ctx_at("vlan_tci"),
+        o_traffic: Constant<Bits<9>> = ctx_at("traffic"),
+        o_flow_label: Constant<Bits<9>> = ctx_at("flow_label"),
+        o_udp_sport: Constant<Bits<9>> = ctx_at("udp_sport"),
+        o_ip: Constant<Bits<9>> = ctx_at("ip3"),
+        o_pkey: Constant<Bits<9>> = ctx_at("pkey"),
+        o_pmtu: Constant<Bits<9>> = ctx_at("pmtu"),
+        o_base: Constant<Bits<9>> = ctx_at("base_lo"),
+        o_log_size: Constant<Bits<9>> = ctx_at("log_size"),
+        o_pd: Constant<Bits<9>> = ctx_at("pd"),
+        w_op_at: Constant<Bits<9>> = wqe_at(send_wqe::OP),
+        w_flags_at: Constant<Bits<9>> = wqe_at(send_wqe::FLAGS),
+        w_imm_at: Constant<Bits<9>> = wqe_at(send_wqe::IMM),
+        w_laddr_at: Constant<Bits<9>> = wqe_at(send_wqe::LOCAL_ADDR),
+        w_len_at: Constant<Bits<9>> = wqe_at(send_wqe::LENGTH),
+        w_lkey_at: Constant<Bits<9>> = wqe_at(send_wqe::LKEY),
+        w_raddr_at: Constant<Bits<9>> = wqe_at(send_wqe::REMOTE_ADDR),
+        w_rkey_at: Constant<Bits<9>> = wqe_at(send_wqe::RKEY),
+        d_opcode: Constant<Bits<9>> = desc_at("opcode"),
+        d_se: Constant<Bits<9>> = desc_at("se"),
+        d_ack_req: Constant<Bits<9>> = desc_at("ack_req"),
+        d_psn: Constant<Bits<9>> = desc_at("psn"),
+        d_va: Constant<Bits<9>> = desc_at("va"),
+        d_rkey: Constant<Bits<9>> = desc_at("rkey"),
+        d_dma_len: Constant<Bits<9>> = desc_at("dma_len"),
+        d_imm: Constant<Bits<9>> = desc_at("imm"),
+        d_payload_len: Constant<Bits<9>> = desc_at("payload_len"),
+        d_dest_qp: Constant<Bits<9>> = desc_at("dest_qp"),
+        d_mac: Constant<Bits<9>> = desc_at("mac"),
+        d_ipv6: Constant<Bits<9>> = desc_at("ipv6"),
+        d_vlan: Constant<Bits<9>> = desc_at("vlan"),
+        d_vlan_tci: Constant<Bits<9>> = desc_at("vlan_tci"),
+        d_dscp: Constant<Bits<9>> = desc_at("dscp"),
+        d_ecn: Constant<Bits<9>> = desc_at("ecn"),
+        d_ttl: Constant<Bits<9>> = desc_at("ttl"),
+        d_flow_label: Constant<Bits<9>> = desc_at("flow_label"),
+        d_udp_sport: Constant<Bits<9>> = desc_at("udp_sport"),
+        d_ip: Constant<Bits<9>> = desc_at("ip"),
+        d_pkey: Constant<Bits<9>> = desc_at("pkey"),
+
+        active: DFF<Bits<QPS_BITS>>,
+        ready_tail: DFF<Bits<READY_PTR>>,
+        desc_tail: DFF<Bits<DESC_PTR>>,
+        state: DFF<Bits<4>>,
+        cur: DFF<Bits<QP_SLOT_BITS>>,
+        saw_db: DFF<Bit>,
+        c_state: DFF<Bits<3>>,
+        c_dest_qpn: DFF<Bits<24>>,
+        c_mac: DFF<Bits<48>>,
+        c_flags: DFF<Bits<2>>,
+        c_vlan_tci: DFF<Bits<16>>,
+        c_traffic: DFF<Bits<16>>,
+        c_flow_label: DFF<Bits<20>>,
+        c_udp_sport: DFF<Bits<16>>,
+        c_ip: DFF<Bits<128>>,
+        c_pkey: DFF<Bits<16>>,
+        c_pmtu: DFF<Bits<4>>,
+        c_base: DFF<Bits<64>>,
+        c_mask: DFF<Bits<16>>,
+        c_pd: DFF<Bits<16>>,
+        ci: DFF<Bits<16>>,
+        pi: DFF<Bits<16>>,
+        psn: DFF<Bits<24>>,
+        w_op: DFF<Bits<8>>,
+        w_flags: DFF<Bits<8>>,
+        w_imm: DFF<Bits<32>>,
+        w_laddr: DFF<Bits<64>>,
+        w_len: DFF<Bits<32>>,
+        w_lkey: DFF<Bits<32>>,
+        w_raddr: DFF<Bits<64>>,
+        w_rkey: DFF<Bits<32>>,
+        w_error: DFF<Bit>,
+        left: DFF<Bits<32>>,
+        addr: DFF<Bits<64>>,
+        first: DFF<Bit>,
+        d_done: DFF<Bit>,
+        c_done: DFF<Bit>,
+        pl_out: DFF<Bits<6>>,
+        /// The DMA read command register (so the engine's ready never feeds back into valid).
+        r_valid: DFF<Bit>,
+        r_addr: DFF<Bits<64>>,
+        r_len: DFF<Bits<16>>,
+        wqe_count: DFF<Bits<32>>,
+        error_count: DFF<Bits<32>>,
+
+        db_q: Signal<Local, Bits<QP_SLOT_BITS>>,
+        db_ok: Signal<Local, Bit>,
+        db_hit: Signal<Local, Bit>,
+        db_active: Signal<Local, Bits<QPS_BITS>>,
+        db_push: Signal<Local, Bit>,
+        commit_ok: Signal<Local, Bit>,
+        set_mask: Signal<Local, Bits<QPS_BITS>>,
+        clr_mask: Signal<Local, Bits<QPS_BITS>>,
+        fsm_clear: Signal<Local, Bit>,
+        fsm_push: Signal<Local, Bit>,
+        ctx: Signal<Local, Bits<377>>,
+        has_work: Signal<Local, Bit>,
+        cmd_free: Signal<Local, Bit>,
+        load_pl: Signal<Local, Bit>,
+        bad: Signal<Local, Bit>,
+        pmtu32: Signal<Local, Bits<32>>,
+        pmtu64: Signal<Local, Bits<64>>,
+        last: Signal<Local, Bit>,
+        len: Signal<Local, Bits<32>>,
+        is_write: Signal<Local, Bit>,
+        has_imm: Signal<Local, Bit>,
+        opcode: Signal<Local, Bits<8>>,
+        need_cmd: Signal<Local, Bit>,
+        desc_room: Signal<Local, Bit>,
+        push: Signal<Local, Bit>,
+
+        step: Signal<Local, Bit>,
+        pl_inc: Signal<Local, Bit>,
+        pl_dec: Signal<Local, Bit>,
+        out: Signal<Local, Bits<493>>,
+    }
+}
+
+/// Width of the active-QP bit vector.
+pub const QPS_BITS: usize = QPS as usize;
+
+impl Logic for Requester {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, active, ready_tail, desc_tail, state, cur, saw_db, c_state, c_dest_qpn, c_mac, c_flags,
+            c_vlan_tci, c_traffic, c_flow_label, c_udp_sport, c_ip, c_pkey, c_pmtu, c_base, c_mask, c_pd, ci, pi,
+            psn, w_op, w_flags, w_imm, w_laddr, w_len, w_lkey, w_raddr, w_rkey, w_error, left, addr, first, d_done,
+            c_done, pl_out, r_valid, r_addr, r_len, wqe_count, error_count
+        );
+        self.ctx_ram.read_clock.next = self.clock.val();
+        self.ctx_ram.write_clock.next = self.clock.val();
+        self.st_ram.read_clock.next = self.clock.val();
+        self.st_ram.write_clock.next = self.clock.val();
+        self.pi_ram.read_clock.next = self.clock.val();
+        self.pi_ram.write_clock.next = self.clock.val();
+        self.ready.clock.next = self.clock.val();
+        self.descs.clock.next = self.clock.val();
+
+        // Commits: the staged context into the context RAM, the send queue reset.
+        self.commit_ok.next = self.qp_commit_valid.val() & (self.qp_commit.val().get_bits::<24>(8) == self.zero24.val());
+        self.ctx_word.state.next = self.qp_stage[0].val().get_bits::<3>(0);
+        self.ctx_word.dest_qpn.next = self.qp_stage[1].val().get_bits::<24>(0);
+        self.ctx_word.mac_lo.next = self.qp_stage[2].val();
+        self.ctx_word.mac_hi.next = self.qp_stage[3].val().get_bits::<16>(0);
+        self.ctx_word.flags.next = self.qp_stage[4].val().get_bits::<2>(0);
+        self.ctx_word.vlan_tci.next = self.qp_stage[5].val().get_bits::<16>(0);
+        self.ctx_word.traffic.next = self.qp_stage[6].val().get_bits::<16>(0);
+        self.ctx_word.flow_label.next = self.qp_stage[7].val().get_bits::<20>(0);
+        self.ctx_word.udp_sport.next = self.qp_stage[8].val().get_bits::<16>(0);
+        self.ctx_word.ip0.next = self.qp_stage[9].val();
+        self.ctx_word.ip1.next = self.qp_stage[10].val();
+        self.ctx_word.ip2.next = self.qp_stage[11].val();
+        self.ctx_word.ip3.next = self.qp_stage[12].val();
+        self.ctx_word.pkey.next = self.qp_stage[13].val().get_bits::<16>(0);
+        self.ctx_word.pmtu.next = self.qp_stage[14].val().get_bits::<4>(0);
+        self.ctx_word.base_lo.next = self.qp_stage[16].val();
+        self.ctx_word.base_hi.next = self.qp_stage[17].val();
+        self.ctx_word.log_size.next = self.qp_stage[18].val().get_bits::<4>(0);
+        self.ctx_word.pd.next = self.qp_stage[19].val().get_bits::<16>(0);
+        self.ctx_ram.write_enable.next = self.commit_ok.val();
+        self.ctx_ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
+        self.ctx_ram.write_data.next = self.ctx_word.word.val();
+        self.st_commit.ci.next = self.zero16.val();
+        self.st_commit.psn.next = self.qp_stage[15].val().get_bits::<24>(0);
+        self.st_back.ci.next = self.ci.q.val();
+        self.st_back.psn.next = self.psn.q.val();
+        self.st_ram.write_enable.next = self.commit_ok.val() | (self.state.q.val() == self.s_writeback.val());
+        self.st_ram.write_address.next = self.cur.q.val();
+        self.st_ram.write_data.next = self.st_back.word.val();
+        if self.commit_ok.val() {
+            self.st_ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
+            self.st_ram.write_data.next = self.st_commit.word.val();
+        }
+
+        // Doorbells: the new producer index; a QP not yet active joins the ready FIFO.
+        self.db_q.next = self.sq_doorbell.val().get_bits::<QP_SLOT_BITS>(16);
+        self.db_ok.next = self.sq_doorbell_valid.val() & (self.sq_doorbell.val().get_bits::<8>(24) == self.zero8.val());
+        self.db_hit.next = self.db_ok.val() & (self.db_q.val() == self.cur.q.val());
+        self.db_active.next = self.active.q.val() >> self.db_q.val();
+        self.db_push.next = self.db_ok.val() & !self.db_active.val().get_bit(0);
+        self.pi_ram.write_enable.next = self.commit_ok.val() | self.db_ok.val();
+        self.pi_ram.write_address.next = self.db_q.val();
+        self.pi_ram.write_data.next = self.sq_doorbell.val().get_bits::<16>(0);
+        if self.commit_ok.val() {
+            self.pi_ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
+            self.pi_ram.write_data.next = self.zero16.val();
+        }
+
+        // The ready FIFO: doorbells first, the FSM's requeue waits a cycle for them.
+        self.fsm_push.next = (self.state.q.val() == self.s_requeue.val()) & !self.db_push.val();
+        self.ready.wr_en.next = self.db_push.val() | self.fsm_push.val();
+        self.ready.wr_addr.next = self.ready_tail.q.val().get_bits::<QP_SLOT_BITS>(0);
+        self.ready.wr_a.next = self.cur.q.val();
+        if self.db_push.val() {
+            self.ready.wr_a.next = self.db_q.val();
+        }
+        self.ready.wr_b.next = self.zero1.val();
+        self.ready.wr_c.next = self.zero1.val();
+        self.ready.tail.next = self.ready_tail.q.val();
+        if self.db_push.val() | self.fsm_push.val() {
+            self.ready_tail.d.next = self.ready_tail.q.val() + self.one_ready.val();
+        }
+        self.ready.out_ready.next = self.state.q.val() == self.s_pop.val();
+
+        // Context RAM reads: the QP at the FIFO's head while popping, the held QP after.
+        self.ctx_ram.read_address.next = self.cur.q.val();
+        self.st_ram.read_address.next = self.cur.q.val();
+        self.pi_ram.read_address.next = self.cur.q.val();
+        if self.state.q.val() == self.s_pop.val() {
+            self.ctx_ram.read_address.next = self.ready.out_a.val();
+            self.st_ram.read_address.next = self.ready.out_a.val();
+            self.pi_ram.read_address.next = self.ready.out_a.val();
+        }
+        self.ctx.next = self.ctx_ram.read_data.val();
+
+        // DMA read data: the WQE when the FSM waits for it and no payload is ahead of it (the
+        // condition is spelled out in each use: a shared local would join the engine's ready
+        // and valid in one combinational block for Verilator).
+        self.txp_valid.next =
+            self.rdd_valid.val() & !((self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val()));
+        self.txp_data.next = self.rdd_data.val();
+        self.rdd_ready.next =
+            ((self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val())) | self.txp_ready.val();
+
+        // The packet the FSM is on (meaningful in S_PKT).
+        self.pmtu32.next = self.one32.val() << self.c_pmtu.q.val();
+        self.pmtu64.next = self.one64.val() << self.c_pmtu.q.val();
+        self.last.next = self.left.q.val() <= self.pmtu32.val();
+        self.len.next = self.pmtu32.val();
+        if self.last.val() {
+            self.len.next = self.left.q.val();
+        }
+        self.is_write.next = self.w_op.q.val().get_bit(1);
+        self.has_imm.next = self.w_op.q.val().get_bit(0);
+        self.opcode.next = self.zero8.val();
+        if !self.first.q.val() & !self.last.val() {
+            self.opcode.next = self.one8.val();
+        }
+        if !self.first.q.val() & self.last.val() {
+            self.opcode.next = self.two8.val();
+            if self.has_imm.val() {
+                self.opcode.next = self.two8.val() + self.one8.val();
+            }
+        }
+        if self.first.q.val() & self.last.val() {
+            self.opcode.next = self.four8.val();
+            if self.has_imm.val() {
+                self.opcode.next = self.four8.val() + self.one8.val();
+            }
+        }
+        if self.is_write.val() {
+            self.opcode.next = self.opcode.val() + self.write_base.val();
+        }
+        self.need_cmd.next = self.len.val() != self.zero32.val();
+        self.desc_room.next = (self.desc_tail.q.val() - self.descs.head.val()) < self.desc_capacity.val();
+
+        self.desc_word.opcode.next = self.opcode.val();
+        self.desc_word.se.next = self.zero1.val();
+        if self.last.val() & self.w_flags.q.val().get_bit(1) & (!self.is_write.val() | self.has_imm.val()) {
+            self.desc_word.se.next = self.one1.val();
+        }
+        self.desc_word.ack_req.next = self.zero1.val();
+        if self.last.val() {
+            self.desc_word.ack_req.next = self.one1.val();
+        }
+        self.desc_word.psn.next = self.psn.q.val();
+        self.desc_word.va.next = self.w_raddr.q.val();
+        self.desc_word.rkey.next = self.w_rkey.q.val();
+        self.desc_word.dma_len.next = self.w_len.q.val();
+        self.desc_word.imm.next = self.w_imm.q.val();
+        self.desc_word.payload_len.next = self.len.val().get_bits::<LEN_BITS>(0);
+        self.desc_word.dest_qp.next = self.c_dest_qpn.q.val();
+        self.desc_word.mac.next = self.c_mac.q.val();
+        self.desc_word.ipv6.next = self.c_flags.q.val().get_bits::<1>(0);
+        self.desc_word.vlan.next = self.c_flags.q.val().get_bits::<1>(1);
+        self.desc_word.vlan_tci.next = self.c_vlan_tci.q.val();
+        self.desc_word.dscp.next = self.c_traffic.q.val().get_bits::<6>(0);
+        self.desc_word.ecn.next = self.c_traffic.q.val().get_bits::<2>(6);
+        self.desc_word.ttl.next = self.c_traffic.q.val().get_bits::<8>(8);
+        self.desc_word.flow_label.next = self.c_flow_label.q.val();
+        self.desc_word.udp_sport.next = self.c_udp_sport.q.val();
+        self.desc_word.ip.next = self.c_ip.q.val();
+        self.desc_word.pkey.next = self.c_pkey.q.val();
+
+        self.push.next = (self.state.q.val() == self.s_pkt.val()) & !self.d_done.q.val() & self.desc_room.val();
+        self.descs.wr_en.next = self.push.val();
+        self.descs.wr_addr.next = self.desc_tail.q.val().get_bits::<DESC_ADDR>(0);
+        self.descs.wr_a.next = self.desc_word.word.val();
+        self.descs.wr_b.next = self.zero1.val();
+        self.descs.wr_c.next = self.zero1.val();
+        self.descs.tail.next = self.desc_tail.q.val();
+        if self.push.val() {
+            self.desc_tail.d.next = self.desc_tail.q.val() + self.one_desc.val();
+        }
+
+        // DMA read commands through the command register: the WQE, or the packet's payload.
+        self.wqe_off.zero.next = self.zero6.val();
+        self.wqe_off.index.next = self.ci.q.val() & self.c_mask.q.val();
+        self.rd_valid.next = self.r_valid.q.val();
+        self.rd_addr.next = self.r_addr.q.val();
+        self.rd_len.next = self.r_len.q.val();
+        self.cmd_free.next = !self.r_valid.q.val() | self.rd_ready.val();
+        if self.rd_ready.val() {
+            self.r_valid.d.next = false;
+        }
+        if (self.state.q.val() == self.s_wqe_cmd.val()) & self.cmd_free.val() {
+            self.r_valid.d.next = true;
+            self.r_addr.d.next = self.c_base.q.val() + self.wqe_off.word.val();
+            self.r_len.d.next = self.wqe_len.val();
+        }
+        self.load_pl.next =
+            (self.state.q.val() == self.s_pkt.val()) & self.need_cmd.val() & !self.c_done.q.val() & self.cmd_free.val();
+        if self.load_pl.val() {
+            self.r_valid.d.next = true;
+            self.r_addr.d.next = self.addr.q.val();
+            self.r_len.d.next = self.len.val().get_bits::<16>(0);
+        }
+        self.pl_inc.next = self.load_pl.val();
+        self.pl_dec.next = self.rdd_valid.val()
+            & self.rdd_last.val()
+            & self.txp_ready.val()
+            & !((self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val()));
+        if self.pl_inc.val() & !self.pl_dec.val() {
+            self.pl_out.d.next = self.pl_out.q.val() + self.one6.val();
+        }
+        if !self.pl_inc.val() & self.pl_dec.val() {
+            self.pl_out.d.next = self.pl_out.q.val() - self.one6.val();
+        }
+
+        // Local key check.
+        self.mr_valid.next = self.state.q.val() == self.s_mr.val();
+        self.mr_key.next = self.w_lkey.q.val();
+        self.mr_pd.next = self.c_pd.q.val();
+        self.mr_addr.next = self.w_laddr.q.val();
+        self.mr_len.next = self.w_len.q.val();
+
+        // The FSM.
+        self.saw_db.d.next = self.saw_db.q.val() | self.db_hit.val();
+        self.has_work.next = (self.c_state.q.val() == self.rts.val()) & (self.ci.q.val() != self.pi.q.val());
+        self.bad.next = (self.mr_res_error.val() != self.zero3.val())
+            | self.w_error.q.val()
+            | (self.w_op.q.val() >= self.four8.val())
+            | (self.w_len.q.val() > self.max_message.val());
+        self.step.next = (self.d_done.q.val() | self.push.val()) & (self.c_done.q.val() | !self.need_cmd.val() | self.load_pl.val());
+        if (self.state.q.val() == self.s_pop.val()) & self.ready.out_valid.val() {
+            self.cur.d.next = self.ready.out_a.val();
+            self.saw_db.d.next = self.db_ok.val() & (self.db_q.val() == self.ready.out_a.val());
+            self.state.d.next = self.s_load.val();
+        }
+        if self.state.q.val() == self.s_load.val() {
+            self.c_state.d.next = self.ctx.val().get_bits::<3>(self.o_state.val().index());
+            self.c_dest_qpn.d.next = self.ctx.val().get_bits::<24>(self.o_dest_qpn.val().index());
+            self.c_mac.d.next = self.ctx.val().get_bits::<48>(self.o_mac.val().index());
+            self.c_flags.d.next = self.ctx.val().get_bits::<2>(self.o_flags.val().index());
+            self.c_vlan_tci.d.next = self.ctx.val().get_bits::<16>(self.o_vlan_tci.val().index());
+            self.c_traffic.d.next = self.ctx.val().get_bits::<16>(self.o_traffic.val().index());
+            self.c_flow_label.d.next = self.ctx.val().get_bits::<20>(self.o_flow_label.val().index());
+            self.c_udp_sport.d.next = self.ctx.val().get_bits::<16>(self.o_udp_sport.val().index());
+            self.c_ip.d.next = self.ctx.val().get_bits::<128>(self.o_ip.val().index());
+            self.c_pkey.d.next = self.ctx.val().get_bits::<16>(self.o_pkey.val().index());
+            self.c_pmtu.d.next = self.ctx.val().get_bits::<4>(self.o_pmtu.val().index());
+            self.c_base.d.next = self.ctx.val().get_bits::<64>(self.o_base.val().index());
+            self.c_mask.d.next =
+                (self.one16.val() << self.ctx.val().get_bits::<4>(self.o_log_size.val().index())) - self.one16.val();
+            self.c_pd.d.next = self.ctx.val().get_bits::<16>(self.o_pd.val().index());
+            self.ci.d.next = self.st_ram.read_data.val().get_bits::<16>(0);
+            self.psn.d.next = self.st_ram.read_data.val().get_bits::<24>(16);
+            self.pi.d.next = self.pi_ram.read_data.val();
+            self.state.d.next = self.s_check.val();
+        }
+        self.fsm_clear.next = false;
+        if self.state.q.val() == self.s_check.val() {
+            self.state.d.next = self.s_pop.val();
+            if !self.has_work.val() & !self.saw_db.q.val() & !self.db_hit.val() {
+                self.fsm_clear.next = true;
+            }
+            if !self.has_work.val() & (self.saw_db.q.val() | self.db_hit.val()) {
+                self.state.d.next = self.s_requeue.val();
+            }
+            if self.has_work.val() {
+                self.state.d.next = self.s_wqe_cmd.val();
+            }
+        }
+        if (self.state.q.val() == self.s_wqe_cmd.val()) & self.cmd_free.val() {
+            self.state.d.next = self.s_wqe_wait.val();
+        }
+        if (self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val()) & self.rdd_valid.val() {
+            self.w_op.d.next = self.rdd_data.val().get_bits::<8>(self.w_op_at.val().index());
+            self.w_flags.d.next = self.rdd_data.val().get_bits::<8>(self.w_flags_at.val().index());
+            self.w_imm.d.next = self.rdd_data.val().get_bits::<32>(self.w_imm_at.val().index());
+            self.w_laddr.d.next = self.rdd_data.val().get_bits::<64>(self.w_laddr_at.val().index());
+            self.w_len.d.next = self.rdd_data.val().get_bits::<32>(self.w_len_at.val().index());
+            self.w_lkey.d.next = self.rdd_data.val().get_bits::<32>(self.w_lkey_at.val().index());
+            self.w_raddr.d.next = self.rdd_data.val().get_bits::<64>(self.w_raddr_at.val().index());
+            self.w_rkey.d.next = self.rdd_data.val().get_bits::<32>(self.w_rkey_at.val().index());
+            self.w_error.d.next = self.rdd_error.val();
+            self.state.d.next = self.s_mr.val();
+        }
+        if self.state.q.val() == self.s_mr.val() {
+            self.state.d.next = self.s_mr_wait.val();
+        }
+        if (self.state.q.val() == self.s_mr_wait.val()) & self.mr_res_valid.val() {
+            if self.bad.val() {
+                self.error_count.d.next = self.error_count.q.val() + self.one32.val();
+                self.ci.d.next = self.ci.q.val() + self.one16.val();
+                self.state.d.next = self.s_writeback.val();
+            } else {
+                self.left.d.next = self.w_len.q.val();
+                self.addr.d.next = self.w_laddr.q.val();
+                self.first.d.next = true;
+                self.d_done.d.next = false;
+                self.c_done.d.next = false;
+                self.state.d.next = self.s_pkt.val();
+            }
+        }
+        if self.state.q.val() == self.s_pkt.val() {
+            if self.step.val() {
+                self.psn.d.next = self.psn.q.val() + self.one24.val();
+                self.first.d.next = false;
+                self.d_done.d.next = false;
+                self.c_done.d.next = false;
+                self.left.d.next = self.left.q.val() - self.pmtu32.val();
+                self.addr.d.next = self.addr.q.val() + self.pmtu64.val();
+                if self.last.val() {
+                    self.ci.d.next = self.ci.q.val() + self.one16.val();
+                    self.wqe_count.d.next = self.wqe_count.q.val() + self.one32.val();
+                    self.state.d.next = self.s_writeback.val();
+                }
+            } else {
+                self.d_done.d.next = self.d_done.q.val() | self.push.val();
+                self.c_done.d.next = self.c_done.q.val() | self.load_pl.val();
+            }
+        }
+        if (self.state.q.val() == self.s_writeback.val()) & !self.commit_ok.val() {
+            self.state.d.next = self.s_requeue.val();
+        }
+        if self.fsm_push.val() {
+            self.state.d.next = self.s_pop.val();
+        }
+
+        // Active bits: set by doorbells, cleared by the FSM (after it has decided).
+        self.set_mask.next = self.zero256.val();
+        if self.db_push.val() {
+            self.set_mask.next = self.one256.val() << self.db_q.val();
+        }
+        self.clr_mask.next = self.zero256.val();
+        if self.fsm_clear.val() {
+            self.clr_mask.next = self.one256.val() << self.cur.q.val();
+        }
+        self.active.d.next = (self.active.q.val() | self.set_mask.val()) & !self.clr_mask.val();
+
+        // Descriptors out.
+        self.out.next = self.descs.out_a.val();
+        self.txd_valid.next = self.descs.out_valid.val();
+        self.descs.out_ready.next = self.txd_ready.val();
+        self.txd_opcode.next = self.out.val().get_bits::<8>(self.d_opcode.val().index());
+        self.txd_se.next = self.out.val().get_bit(self.d_se.val().index());
+        self.txd_ack_req.next = self.out.val().get_bit(self.d_ack_req.val().index());
+        self.txd_psn.next = self.out.val().get_bits::<24>(self.d_psn.val().index());
+        self.txd_va.next = self.out.val().get_bits::<64>(self.d_va.val().index());
+        self.txd_rkey.next = self.out.val().get_bits::<32>(self.d_rkey.val().index());
+        self.txd_dma_len.next = self.out.val().get_bits::<32>(self.d_dma_len.val().index());
+        self.txd_imm.next = self.out.val().get_bits::<32>(self.d_imm.val().index());
+        self.txd_payload_len.next = self.out.val().get_bits::<LEN_BITS>(self.d_payload_len.val().index());
+        self.txd_dest_qp.next = self.out.val().get_bits::<24>(self.d_dest_qp.val().index());
+        self.txd_eth_dst.next = self.out.val().get_bits::<48>(self.d_mac.val().index());
+        self.txd_eth_src.next = self.port_mac.val();
+        self.txd_ipv6.next = self.out.val().get_bit(self.d_ipv6.val().index());
+        self.txd_vlan.next = self.out.val().get_bit(self.d_vlan.val().index());
+        self.txd_vlan_tci.next = self.out.val().get_bits::<16>(self.d_vlan_tci.val().index());
+        self.txd_dscp.next = self.out.val().get_bits::<6>(self.d_dscp.val().index());
+        self.txd_ecn.next = self.out.val().get_bits::<2>(self.d_ecn.val().index());
+        self.txd_ttl.next = self.out.val().get_bits::<8>(self.d_ttl.val().index());
+        self.txd_flow_label.next = self.out.val().get_bits::<20>(self.d_flow_label.val().index());
+        self.txd_udp_src_port.next = self.out.val().get_bits::<16>(self.d_udp_sport.val().index());
+        self.txd_ip_dst.next = self.out.val().get_bits::<128>(self.d_ip.val().index());
+        self.txd_ip_src.next = self.port_ipv4.val();
+        if self.txd_ipv6.val() {
+            self.txd_ip_src.next = self.port_ipv6.val();
+        }
+        self.txd_pkey.next = self.out.val().get_bits::<16>(self.d_pkey.val().index());
+
+        self.wqes.next = self.wqe_count.q.val();
+        self.wqe_errors.next = self.error_count.q.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rnic_spec::regs::{registers, Access};
+
+    #[test]
+    fn stage_words_are_the_qp_blocks_control_registers_in_order() {
+        let qp = rnic_spec::regs::block("qp").unwrap();
+        let staged: Vec<&str> = qp.regs.iter().filter(|r| r.access == Access::Control).map(|r| r.name).collect();
+        assert_eq!(staged.len(), QP_STAGE_WORDS);
+        let ctx = rnic_spec::qp::QpContext {
+            state: 0,
+            dest_qpn: 0,
+            dest_mac: [0; 6],
+            remote_ip: rnic_spec::qp::RemoteIp::V4([0; 4]),
+            vlan: None,
+            dscp: 0,
+            ecn: 0,
+            ttl: 0,
+            flow_label: 0,
+            udp_src_port: 0,
+            pkey: 0,
+            pmtu_log2: 8,
+            sq_psn: 0,
+            sq_base: 0,
+            sq_log_size: 0,
+            pd: 0,
+        };
+        let names: Vec<&str> = ctx.registers().iter().map(|r| r.0).collect();
+        assert_eq!(names, staged);
+        assert!(registers(Access::Control).len() >= QP_STAGE_WORDS);
+    }
+}

@@ -1,0 +1,312 @@
+//! Queue pairs: the context the card keeps per QP, how the driver stages it in BAR0, and the
+//! reference model of the RC requester — which packets one send work request becomes.
+//!
+//! A send WQE becomes `max(1, ceil(length / pmtu))` packets with consecutive PSNs: FIRST,
+//! MIDDLE…, LAST, or a single ONLY (IBTA Vol 1 §9.4.1, §9.7). The first packet of an RDMA
+//! WRITE carries the RETH (remote address, rkey, whole length); the last packet of a request
+//! with immediate data carries the ImmDt; the last packet asks for an acknowledgement; the
+//! solicited-event bit is set on the last packet when the WQE asks for it. Before any of it the
+//! local key must allow reading the whole local buffer (C10-…: a requester validates its own
+//! keys), and the request must be one this requester sends.
+
+use crate::desc::{send_flags, SendOp, SendWqe};
+use crate::mr::{self, AccessError, MemoryRegion};
+use crate::regs::{qp_flags, qp_state};
+use crate::wire::eth::Vlan;
+use crate::wire::ib::Reth;
+use crate::wire::psn;
+use crate::wire::tx::{IpPair, TxDescriptor};
+
+/// Smallest and largest path MTU, as log2 bytes (256 … 4096).
+pub const PMTU_LOG2_MIN: u8 = 8;
+pub const PMTU_LOG2_MAX: u8 = 12;
+/// Largest RC message (IBTA: 2^31 bytes).
+pub const MAX_MESSAGE: u32 = 1 << 31;
+/// Largest send queue, as log2 entries (doorbell indexes count modulo 2^16).
+pub const SQ_LOG_SIZE_MAX: u8 = 15;
+
+/// The port's own addresses: the source of every frame it sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PortAddress {
+    pub mac: [u8; 6],
+    pub ipv4: [u8; 4],
+    pub ipv6: [u8; 16],
+}
+
+/// The remote end of a QP's path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemoteIp {
+    V4([u8; 4]),
+    V6([u8; 16]),
+}
+
+/// What the card keeps per QP for its send queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QpContext {
+    pub state: u32,
+    pub dest_qpn: u32,
+    pub dest_mac: [u8; 6],
+    pub remote_ip: RemoteIp,
+    pub vlan: Option<Vlan>,
+    pub dscp: u8,
+    pub ecn: u8,
+    /// IPv4 TTL or IPv6 hop limit.
+    pub ttl: u8,
+    pub flow_label: u32,
+    pub udp_src_port: u16,
+    pub pkey: u16,
+    pub pmtu_log2: u8,
+    /// PSN of the first packet the send queue sends.
+    pub sq_psn: u32,
+    /// IOVA of the send queue ring (64-byte aligned).
+    pub sq_base: u64,
+    pub sq_log_size: u8,
+    pub pd: u16,
+}
+
+/// Why a send WQE was refused without sending anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WqeError {
+    /// An opcode this requester does not send (yet): RDMA READ, or no opcode at all.
+    UnsupportedOp(u8),
+    /// Longer than an RC message may be.
+    TooLong(u32),
+    /// The local key does not allow reading the buffer.
+    LocalKey(AccessError),
+}
+
+/// One packet of a request: the descriptor for the transmit engine and where its payload is
+/// in host memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestPacket {
+    pub desc: TxDescriptor,
+    pub payload_addr: u64,
+}
+
+/// Opcode of a request packet: SEND and RDMA WRITE lay their six opcodes out alike from their
+/// base (FIRST, MIDDLE, LAST, LAST with immediate, ONLY, ONLY with immediate).
+pub fn request_opcode(op: SendOp, first: bool, last: bool) -> u8 {
+    let base = if op.is_rdma() { 0x06 } else { 0x00 };
+    let imm = op.has_imm() as u8;
+    base + match (first, last) {
+        (true, false) => 0,
+        (false, false) => 1,
+        (false, true) => 2 + imm,
+        (true, true) => 4 + imm,
+    }
+}
+
+/// Packets of one message of `length` bytes at path MTU `2^pmtu_log2`.
+pub fn packet_count(length: u32, pmtu_log2: u8) -> u32 {
+    length.div_ceil(1 << pmtu_log2).max(1)
+}
+
+impl QpContext {
+    /// The packets `wqe` becomes when its first PSN is `first_psn`, or why it is refused.
+    /// `mrs` is the card's region table (slots as `mr::check` takes them).
+    pub fn request(
+        &self,
+        port: &PortAddress,
+        mrs: &[Option<MemoryRegion>],
+        wqe: &SendWqe,
+        first_psn: u32,
+    ) -> Result<Vec<RequestPacket>, WqeError> {
+        let op = match SendOp::from_code(wqe.op) {
+            Some(op @ (SendOp::Send | SendOp::SendImm | SendOp::Write | SendOp::WriteImm)) => op,
+            _ => return Err(WqeError::UnsupportedOp(wqe.op)),
+        };
+        if wqe.length > MAX_MESSAGE {
+            return Err(WqeError::TooLong(wqe.length));
+        }
+        mr::check(mrs, wqe.lkey, self.pd, wqe.local_addr, wqe.length, mr::access::LOCAL_READ).map_err(WqeError::LocalKey)?;
+        let ip = match self.remote_ip {
+            RemoteIp::V4(dst) => IpPair::V4 { src: port.ipv4, dst },
+            RemoteIp::V6(dst) => IpPair::V6 { src: port.ipv6, dst },
+        };
+        let n = packet_count(wqe.length, self.pmtu_log2);
+        let pmtu = 1u32 << self.pmtu_log2;
+        let solicited = wqe.flags & send_flags::SOLICITED != 0 && matches!(op, SendOp::Send | SendOp::SendImm | SendOp::WriteImm);
+        Ok((0..n)
+            .map(|i| {
+                let (first, last) = (i == 0, i == n - 1);
+                let offset = i * pmtu;
+                let len = if last { wqe.length - offset } else { pmtu };
+                RequestPacket {
+                    desc: TxDescriptor {
+                        eth_dst: self.dest_mac,
+                        eth_src: port.mac,
+                        vlan: self.vlan,
+                        ip,
+                        dscp: self.dscp,
+                        ecn: self.ecn,
+                        ttl: self.ttl,
+                        flow_label: self.flow_label,
+                        udp_src_port: self.udp_src_port,
+                        opcode: request_opcode(op, first, last),
+                        se: last && solicited,
+                        pkey: self.pkey,
+                        dest_qp: self.dest_qpn,
+                        ack_req: last,
+                        psn: psn::add(first_psn, i),
+                        reth: if first && op.is_rdma() {
+                            Reth { va: wqe.remote_addr, rkey: wqe.rkey, dma_len: wqe.length }
+                        } else {
+                            Reth::default()
+                        },
+                        imm: if last && op.has_imm() { wqe.imm } else { 0 },
+                        aeth: Default::default(),
+                        payload_len: len as u16,
+                    },
+                    payload_addr: wqe.local_addr.wrapping_add(offset as u64),
+                }
+            })
+            .collect())
+    }
+
+    /// The `qp` block's staging registers for this context, by name (then write `qp.commit`).
+    pub fn registers(&self) -> Vec<(&'static str, u32)> {
+        let be32 = |b: &[u8]| u32::from_be_bytes(b.try_into().expect("4 bytes"));
+        let ip: [u8; 16] = match self.remote_ip {
+            RemoteIp::V4(a) => {
+                let mut w = [0; 16];
+                w[12..].copy_from_slice(&a);
+                w
+            }
+            RemoteIp::V6(a) => a,
+        };
+        let mut flags = 0;
+        if matches!(self.remote_ip, RemoteIp::V6(_)) {
+            flags |= qp_flags::IPV6;
+        }
+        if self.vlan.is_some() {
+            flags |= qp_flags::VLAN;
+        }
+        let tci = self.vlan.map_or(0, |v| (v.pcp as u32 & 7) << 13 | (v.dei as u32) << 12 | (v.vid as u32 & 0xFFF));
+        vec![
+            ("state", self.state),
+            ("dest_qpn", self.dest_qpn & psn::PSN_MASK),
+            ("dest_mac_lo", be32(&self.dest_mac[2..])),
+            ("dest_mac_hi", u16::from_be_bytes([self.dest_mac[0], self.dest_mac[1]]) as u32),
+            ("flags", flags),
+            ("vlan_tci", tci),
+            ("traffic", (self.dscp as u32 & 0x3F) | (self.ecn as u32 & 3) << 6 | (self.ttl as u32) << 8),
+            ("flow_label", self.flow_label & 0xF_FFFF),
+            ("udp_sport", self.udp_src_port as u32),
+            ("dest_ip_0", be32(&ip[0..4])),
+            ("dest_ip_1", be32(&ip[4..8])),
+            ("dest_ip_2", be32(&ip[8..12])),
+            ("dest_ip_3", be32(&ip[12..16])),
+            ("pkey", self.pkey as u32),
+            ("pmtu", self.pmtu_log2 as u32),
+            ("sq_psn", self.sq_psn & psn::PSN_MASK),
+            ("sq_base_lo", self.sq_base as u32),
+            ("sq_base_hi", (self.sq_base >> 32) as u32),
+            ("sq_log_size", self.sq_log_size as u32),
+            ("pd", self.pd as u32),
+        ]
+    }
+
+    /// True when the card sends from this QP's send queue.
+    pub fn sends(&self) -> bool {
+        self.state == qp_state::RTS
+    }
+}
+
+impl PortAddress {
+    /// The `port` block's address registers, by name.
+    pub fn registers(&self) -> Vec<(&'static str, u32)> {
+        let be32 = |b: &[u8]| u32::from_be_bytes(b.try_into().expect("4 bytes"));
+        vec![
+            ("mac_lo", be32(&self.mac[2..])),
+            ("mac_hi", u16::from_be_bytes([self.mac[0], self.mac[1]]) as u32),
+            ("ipv4", be32(&self.ipv4)),
+            ("ipv6_0", be32(&self.ipv6[0..4])),
+            ("ipv6_1", be32(&self.ipv6[4..8])),
+            ("ipv6_2", be32(&self.ipv6[8..12])),
+            ("ipv6_3", be32(&self.ipv6[12..16])),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::regs;
+
+    fn ctx() -> QpContext {
+        QpContext {
+            state: qp_state::RTS,
+            dest_qpn: 0x12,
+            dest_mac: [2, 0, 0, 0, 0, 2],
+            remote_ip: RemoteIp::V4([192, 0, 2, 2]),
+            vlan: None,
+            dscp: 26,
+            ecn: 2,
+            ttl: 64,
+            flow_label: 0,
+            udp_src_port: 0xC001,
+            pkey: 0xFFFF,
+            pmtu_log2: 10,
+            sq_psn: 0xFF_FFFE,
+            sq_base: 0x1000,
+            sq_log_size: 4,
+            pd: 1,
+        }
+    }
+
+    #[test]
+    fn segments_by_pmtu_with_wrapping_psns() {
+        let mr = MemoryRegion { key: 0x101, base: 0x10_0000, length: 1 << 20, access: 0, pd: 1 };
+        let mut mrs = vec![None; 256];
+        mrs[1] = Some(mr);
+        let port = PortAddress { mac: [2, 0, 0, 0, 0, 1], ipv4: [192, 0, 2, 1], ipv6: [0; 16] };
+        let wqe = SendWqe {
+            op: SendOp::WriteImm as u8,
+            length: 2500,
+            lkey: 0x101,
+            local_addr: 0x10_0010,
+            remote_addr: 0x9000,
+            rkey: 7,
+            imm: 0xABCD,
+            flags: send_flags::SOLICITED,
+            ..Default::default()
+        };
+        let p = ctx().request(&port, &mrs, &wqe, 0xFF_FFFE).unwrap();
+        let ops: Vec<u8> = p.iter().map(|p| p.desc.opcode).collect();
+        assert_eq!(ops, [0x06, 0x07, 0x09]);
+        let psns: Vec<u32> = p.iter().map(|p| p.desc.psn).collect();
+        assert_eq!(psns, [0xFF_FFFE, 0xFF_FFFF, 0]);
+        let lens: Vec<u16> = p.iter().map(|p| p.desc.payload_len).collect();
+        assert_eq!(lens, [1024, 1024, 452]);
+        assert_eq!(p[0].desc.reth, Reth { va: 0x9000, rkey: 7, dma_len: 2500 });
+        assert_eq!(p[2].payload_addr, 0x10_0010 + 2048);
+        assert!(p[2].desc.ack_req && p[2].desc.se && !p[0].desc.ack_req && !p[1].desc.se);
+        assert_eq!(p[2].desc.imm, 0xABCD);
+        // Zero length: one ONLY packet, no key needed.
+        let empty = SendWqe { op: SendOp::Send as u8, length: 0, lkey: 0xDEAD, ..Default::default() };
+        let p = ctx().request(&port, &mrs, &empty, 5).unwrap();
+        assert_eq!((p.len(), p[0].desc.opcode, p[0].desc.payload_len), (1, 0x04, 0));
+        // Refusals.
+        let bad = SendWqe { lkey: 0x201, ..wqe };
+        assert_eq!(ctx().request(&port, &mrs, &bad, 0), Err(WqeError::LocalKey(AccessError::UnknownKey)));
+        let read = SendWqe { op: SendOp::Read as u8, ..wqe };
+        assert_eq!(ctx().request(&port, &mrs, &read, 0), Err(WqeError::UnsupportedOp(4)));
+    }
+
+    #[test]
+    fn staging_registers_exist() {
+        let b = regs::block("qp").unwrap();
+        for (name, _) in ctx().registers() {
+            assert!(b.reg(name).is_some_and(|r| r.access == regs::Access::Control), "qp.{name}");
+        }
+        let b = regs::block("port").unwrap();
+        for (name, _) in PortAddress::default().registers() {
+            assert!(b.reg(name).is_some(), "port.{name}");
+        }
+        assert_eq!(request_opcode(SendOp::Send, true, true), 0x04);
+        assert_eq!(request_opcode(SendOp::SendImm, false, true), 0x03);
+        assert_eq!(request_opcode(SendOp::Write, true, false), 0x06);
+        assert_eq!(packet_count(4096, 12), 1);
+        assert_eq!(packet_count(4097, 12), 2);
+    }
+}
