@@ -6,51 +6,21 @@
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use rnic_driver::device::Device;
-use rnic_driver::sim_bus::WorldCard;
-use rnic_driver::verbs::{Context, Path, Qp, QpAttr, QpState, SendWr, VerbsError};
+use rnic_driver::verbs::{Qp, QpAttr, QpState, SendWr, VerbsError};
+use rnic_e2e::pair::{connect, two_cards, Card, PathKind};
 use rnic_sim::world::{LinkConfig, World};
 use rnic_spec::desc::{send_flags, SendOp, SendWqe};
 use rnic_spec::mr::access;
-use rnic_spec::qp::{PortAddress, RemoteIp, RequestPacket};
-use rnic_spec::wire::eth::Vlan;
+use rnic_spec::qp::RequestPacket;
 use rnic_spec::wire::ib::{BTH_DEST_QP_OFF, BTH_LEN};
 use rnic_spec::wire::rx::{classify, RxConfig};
 use std::collections::{HashMap, VecDeque};
 
-fn port(i: u8) -> PortAddress {
-    let mut ipv6 = [0u8; 16];
-    ipv6[..4].copy_from_slice(&[0x20, 0x01, 0x0d, 0xb8]);
-    ipv6[15] = i + 1;
-    PortAddress { mac: [0x02, 0, 0, 0, 0, i + 1], ipv4: [192, 0, 2, i + 1], ipv6 }
-}
-
-type Card = Context<WorldCard>;
-
-fn two_cards() -> (std::rc::Rc<std::cell::RefCell<World>>, Card, Card) {
-    let (world, [a, b]) = WorldCard::pair(World::new(LinkConfig::default()).unwrap());
-    let a = Context::new(Device::open(a).unwrap(), port(0)).unwrap();
-    let b = Context::new(Device::open(b).unwrap(), port(1)).unwrap();
-    (world, a, b)
-}
-
-/// A QP on `card` connected towards port 1 over the given path kind.
-fn connected_qp(card: &mut Card, pd: rnic_driver::verbs::Pd, v6: bool, vlan: bool, pmtu: u32, dest_qpn: u32, psn: u32) -> Qp {
+/// A QP on card 0 connected towards port 1 (whose card has no such QP: the frames are
+/// checked on the wire).
+fn connected_qp(card: &mut Card, pd: rnic_driver::verbs::Pd, kind: PathKind, dest_qpn: u32, psn: u32) -> Qp {
     let mut qp = card.create_qp(pd, 64).unwrap();
-    let remote = port(1);
-    let path = Path {
-        dest_mac: remote.mac,
-        remote_ip: if v6 { RemoteIp::V6(remote.ipv6) } else { RemoteIp::V4(remote.ipv4) },
-        vlan: vlan.then_some(Vlan { pcp: 3, dei: false, vid: 100 + qp.qpn as u16 }),
-        dscp: 26,
-        ecn: 2,
-        hop_limit: 64,
-        flow_label: if v6 { 0x12345 ^ qp.qpn } else { 0 },
-    };
-    card.modify_qp(&mut qp, QpState::Init, &QpAttr::default()).unwrap();
-    let rtr = QpAttr { path: Some(path), pmtu: Some(pmtu), dest_qpn: Some(dest_qpn), rq_psn: Some(0), ..Default::default() };
-    card.modify_qp(&mut qp, QpState::Rtr, &rtr).unwrap();
-    card.modify_qp(&mut qp, QpState::Rts, &QpAttr { sq_psn: Some(psn), ..Default::default() }).unwrap();
+    connect(card, &mut qp, 1, kind, dest_qpn, 0, psn);
     qp
 }
 
@@ -72,7 +42,7 @@ fn sent_by_qp(world: &World) -> HashMap<u32, VecDeque<Vec<u8>>> {
 #[test]
 fn posted_sends_become_the_reference_packets_on_the_wire() {
     let mut rng = SmallRng::seed_from_u64(0x5e9d);
-    let (world, mut a, mut b) = two_cards();
+    let (world, mut a, mut b) = two_cards(LinkConfig::default());
     let pd = a.alloc_pd();
     let src_len = 1 << 20;
     let src = a.alloc_buf(src_len, 4096).unwrap();
@@ -86,7 +56,8 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
         .map(|i| {
             let dest = 0x100 + rng.gen_range(0..0xFF_0000) / 16 * 16 + i;
             let psn = if i % 4 == 0 { 0xFF_FFF0 + i } else { rng.gen_range(0..0x100_0000) };
-            connected_qp(&mut a, pd, i % 2 == 1, i % 3 == 0, pmtus[i as usize % pmtus.len()], dest, psn)
+            let kind = PathKind { v6: i % 2 == 1, vlan: (i % 3 == 0).then_some(100 + i as u16), pmtu: pmtus[i as usize % pmtus.len()] };
+            connected_qp(&mut a, pd, kind, dest, psn)
         })
         .collect();
 
@@ -225,7 +196,7 @@ fn first_bth(f: &[u8]) -> usize {
 
 #[test]
 fn verbs_refuse_bad_requests_before_the_card_sees_them() {
-    let (_world, mut a, _b) = two_cards();
+    let (_world, mut a, _b) = two_cards(LinkConfig::default());
     let pd = a.alloc_pd();
     let mut qp = a.create_qp(pd, 2).unwrap();
     let wr = SendWr { wr_id: 1, op: SendOp::Write, flags: 0, local_addr: 0, length: 1, lkey: 0, remote_addr: 0, rkey: 0, imm: 0 };
@@ -235,7 +206,7 @@ fn verbs_refuse_bad_requests_before_the_card_sees_them() {
     let e = a.modify_qp(&mut qp, QpState::Rtr, &QpAttr { pmtu: Some(1000), ..Default::default() }).unwrap_err();
     assert!(matches!(e, VerbsError::BadAttribute("path", _)), "{e}");
     assert!(a.create_qp(pd, 3).is_err(), "queue sizes are powers of two");
-    let mut qp = connected_qp(&mut a, pd, false, false, 1024, 0x11, 0);
+    let mut qp = connected_qp(&mut a, pd, PathKind { v6: false, vlan: None, pmtu: 1024 }, 0x11, 0);
     let read = SendWr { op: SendOp::Read, ..wr };
     assert_eq!(a.post_send(&mut qp, &read), Err(VerbsError::Unsupported("RDMA READ")));
     let big = SendWr { length: u32::MAX, ..wr };

@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+pub mod pair;
+
 /// One line of `tests/vectors/manifest.tsv`.
 #[derive(Debug, Clone)]
 pub struct Vector {

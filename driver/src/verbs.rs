@@ -305,6 +305,7 @@ impl<B: Bus> Context<B> {
             sq_base: sq.iova,
             sq_log_size: sq_entries.trailing_zeros() as u8,
             pd: pd.0,
+            rq_psn: 0,
         };
         let mut qp = Qp { qpn, pd, state: QpState::Reset, sq, sq_log_size: ctx.sq_log_size, sq_pi: 0, posted: 0, ctx };
         self.commit(&mut qp)?;
@@ -344,8 +345,13 @@ impl<B: Bus> Context<B> {
             ctx.ecn = path.ecn;
             ctx.ttl = path.hop_limit;
             ctx.flow_label = path.flow_label;
+            let rq_psn = attr.rq_psn.ok_or(VerbsError::BadAttribute("rq_psn", "Rtr needs the first receive PSN".into()))?;
+            if rq_psn > PSN_MASK {
+                return Err(VerbsError::BadAttribute("rq_psn", format!("{rq_psn:#x} is wider than 24 bits")));
+            }
             ctx.pmtu_log2 = log;
             ctx.dest_qpn = dest_qpn;
+            ctx.rq_psn = rq_psn;
         }
         if to == Rts && qp.state == Rtr {
             let psn = attr.sq_psn.ok_or(VerbsError::BadAttribute("sq_psn", "Rts needs the first send PSN".into()))?;

@@ -19,6 +19,8 @@
 use crate::csr::{Csr, N_STATUS};
 use crate::dma::mr_table::MrTable;
 use crate::dma::read::DmaRead;
+use crate::dma::write::DmaWrite;
+use crate::roce::responder::Responder;
 use crate::roce::requester::{Requester, QP_STAGE_WORDS};
 use crate::roce::rx::{RoceRx, NUM_COUNTERS};
 use crate::roce::tx::RoceTx;
@@ -28,9 +30,11 @@ use rnic_spec::regs::{BAR0_ADDR_BITS, PORT_CONTROL_FCS};
 use rust_hdl::prelude::*;
 
 /// Status indexes (`regs::registers(Access::Status)` order): the receive counters (accepted,
-/// one per drop reason, no_buffer), then frames sent, WQEs sent, WQEs refused.
+/// one per drop reason, no_buffer), then frames sent, WQEs sent, WQEs refused, then the
+/// responder's eight.
 const RX_STATUS: usize = NUM_COUNTERS + 1;
-const _: () = assert!(N_STATUS == RX_STATUS + 3, "status registers: receive counters, then the transmit side's");
+const RSP_STATUS: usize = RX_STATUS + 3;
+const _: () = assert!(N_STATUS == RSP_STATUS + 8, "status registers: receive, transmit, responder counters");
 
 /// Positions in `regs::registers(Access::Control)` and `(Access::Command)` the top wires by
 /// literal index (rust-hdl indexes arrays by literals only); a test checks them against the map.
@@ -75,6 +79,19 @@ crate::hdl_block! {
         pub dma_rready: Signal<Out, Bit>,
         pub dma_rdata: Signal<In, Bits<512>>,
         pub dma_rresp: Signal<In, Bits<2>>,
+        /// DMA: the write half.
+        pub dma_awvalid: Signal<Out, Bit>,
+        pub dma_awready: Signal<In, Bit>,
+        pub dma_awaddr: Signal<Out, Bits<64>>,
+        pub dma_awlen: Signal<Out, Bits<8>>,
+        pub dma_wvalid: Signal<Out, Bit>,
+        pub dma_wready: Signal<In, Bit>,
+        pub dma_wdata: Signal<Out, Bits<512>>,
+        pub dma_wstrb: Signal<Out, Bits<64>>,
+        pub dma_wlast: Signal<Out, Bit>,
+        pub dma_bvalid: Signal<In, Bit>,
+        pub dma_bready: Signal<Out, Bit>,
+        pub dma_bresp: Signal<In, Bits<2>>,
 
         /// MAC receive stream (no ready: a MAC cannot wait).
         pub rx_valid: Signal<In, Bit>,
@@ -121,13 +138,12 @@ crate::hdl_block! {
         pub txp_ready: Signal<Out, Bit>,
         pub txp_data: Signal<In, Bits<512>>,
 
-        /// Accepted frames (see `RoceRx`): records and payload.
+        /// Monitor of the accepted frames the responder takes (see `RoceRx`): a record or a
+        /// payload beat is shown in the cycle it is taken.
         pub rxd_rec_valid: Signal<Out, Bit>,
-        pub rxd_rec_ready: Signal<In, Bit>,
         pub rxd_rec_word0: Signal<Out, Bits<512>>,
         pub rxd_rec_word1: Signal<Out, Bits<512>>,
         pub rxd_pl_valid: Signal<Out, Bit>,
-        pub rxd_pl_ready: Signal<In, Bit>,
         pub rxd_pl_data: Signal<Out, Bits<512>>,
         pub rxd_pl_keep: Signal<Out, Bits<64>>,
         pub rxd_pl_last: Signal<Out, Bit>,
@@ -144,8 +160,11 @@ crate::hdl_block! {
         rx: RoceRx,
         tx: RoceTx,
         req: Requester,
+        rsp: Responder,
         mrs: MrTable,
+        rsp_mrs: MrTable,
         rd: DmaRead,
+        wr: DmaWrite,
         port_mac: Mac48,
         port_ipv4: Ipv4Wide,
         port_ipv6: Ipv6Word,
@@ -153,6 +172,11 @@ crate::hdl_block! {
         tx_frames_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64),
         wqes_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64 + 1),
         wqe_errors_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64 + 2),
+        rsp_ids: [Constant<Bits<8>>; 8] = std::array::from_fn(|i| c::<8>((RSP_STATUS + i) as u64)),
+        op_ack: Constant<Bits<8>> = c::<8>(rnic_spec::responder::OP_ACK as u64),
+        zero13: Constant<Bits<LEN_BITS>> = c::<LEN_BITS>(0),
+        zero32: Constant<Bits<32>> = c::<32>(0),
+        zero64: Constant<Bits<64>> = c::<64>(0),
         fcs_bit: Constant<Bits<32>> = c::<32>(PORT_CONTROL_FCS as u64),
         zero4: Constant<Bits<4>> = c::<4>(0),
         zero8: Constant<Bits<8>> = c::<8>(0),
@@ -194,6 +218,8 @@ crate::hdl_block! {
         o_aeth_msn: DFF<Bits<24>>,
         o_payload_len: DFF<Bits<LEN_BITS>>,
         sel_ext: Signal<Local, Bit>,
+        sel_rsp: Signal<Local, Bit>,
+        any_valid: Signal<Local, Bit>,
         load: Signal<Local, Bit>,
         handed: Signal<Local, Bit>,
         pl_fire: Signal<Local, Bit>,
@@ -238,6 +264,30 @@ impl Logic for Nic {
         if self.csr.status_sel.val() == self.wqe_errors_id.val() {
             self.csr.status_value.next = self.req.wqe_errors.val();
         }
+        if self.csr.status_sel.val() == self.rsp_ids[0].val() {
+            self.csr.status_value.next = self.rsp.placed.val();
+        }
+        if self.csr.status_sel.val() == self.rsp_ids[1].val() {
+            self.csr.status_value.next = self.rsp.acks.val();
+        }
+        if self.csr.status_sel.val() == self.rsp_ids[2].val() {
+            self.csr.status_value.next = self.rsp.naks_seq.val();
+        }
+        if self.csr.status_sel.val() == self.rsp_ids[3].val() {
+            self.csr.status_value.next = self.rsp.naks_invalid.val();
+        }
+        if self.csr.status_sel.val() == self.rsp_ids[4].val() {
+            self.csr.status_value.next = self.rsp.naks_access.val();
+        }
+        if self.csr.status_sel.val() == self.rsp_ids[5].val() {
+            self.csr.status_value.next = self.rsp.duplicates.val();
+        }
+        if self.csr.status_sel.val() == self.rsp_ids[6].val() {
+            self.csr.status_value.next = self.rsp.bad_qp.val();
+        }
+        if self.csr.status_sel.val() == self.rsp_ids[7].val() {
+            self.csr.status_value.next = self.rsp.set_aside.val();
+        }
 
         // The requester: port addresses, QP staging and commits, doorbells.
         self.port_mac.lo.next = self.csr.control[1].val();
@@ -260,17 +310,26 @@ impl Logic for Nic {
         self.req.sq_doorbell.next = self.csr.command[2].val();
 
         // Memory regions: staged, committed into the slot of the key's low bits.
-        self.mr_base.lo.next = self.csr.control[29].val();
-        self.mr_base.hi.next = self.csr.control[30].val();
+        self.mr_base.lo.next = self.csr.control[30].val();
+        self.mr_base.hi.next = self.csr.control[31].val();
         self.mrs.clock.next = self.clock.val();
         self.mrs.cfg_wr.next = self.csr.command_valid[1].val();
-        self.mrs.cfg_slot.next = self.csr.control[28].val().get_bits::<8>(0);
+        self.mrs.cfg_slot.next = self.csr.control[29].val().get_bits::<8>(0);
         self.mrs.cfg_valid.next = self.csr.command[1].val().get_bit(0);
-        self.mrs.cfg_key.next = self.csr.control[28].val();
+        self.mrs.cfg_key.next = self.csr.control[29].val();
         self.mrs.cfg_base.next = self.mr_base.word.val();
-        self.mrs.cfg_length.next = self.csr.control[31].val();
-        self.mrs.cfg_access.next = self.csr.control[32].val().get_bits::<4>(0);
-        self.mrs.cfg_pd.next = self.csr.control[33].val().get_bits::<16>(0);
+        self.mrs.cfg_length.next = self.csr.control[32].val();
+        self.mrs.cfg_access.next = self.csr.control[33].val().get_bits::<4>(0);
+        self.mrs.cfg_pd.next = self.csr.control[34].val().get_bits::<16>(0);
+        self.rsp_mrs.clock.next = self.clock.val();
+        self.rsp_mrs.cfg_wr.next = self.csr.command_valid[1].val();
+        self.rsp_mrs.cfg_slot.next = self.csr.control[29].val().get_bits::<8>(0);
+        self.rsp_mrs.cfg_valid.next = self.csr.command[1].val().get_bit(0);
+        self.rsp_mrs.cfg_key.next = self.csr.control[29].val();
+        self.rsp_mrs.cfg_base.next = self.mr_base.word.val();
+        self.rsp_mrs.cfg_length.next = self.csr.control[32].val();
+        self.rsp_mrs.cfg_access.next = self.csr.control[33].val().get_bits::<4>(0);
+        self.rsp_mrs.cfg_pd.next = self.csr.control[34].val().get_bits::<16>(0);
         self.mrs.chk_valid.next = self.req.mr_valid.val();
         self.mrs.chk_key.next = self.req.mr_key.val();
         self.mrs.chk_pd.next = self.req.mr_pd.val();
@@ -280,6 +339,51 @@ impl Logic for Nic {
         self.mrs.chk_tag.next = self.zero16.val();
         self.req.mr_res_valid.next = self.mrs.res_valid.val();
         self.req.mr_res_error.next = self.mrs.res_error.val();
+
+        // The responder: accepted packets in, payload writes and ACK / NAK descriptors out.
+        self.rsp.clock.next = self.clock.val();
+        for i in 0..QP_STAGE_WORDS {
+            self.rsp.qp_stage[i].next = self.csr.control[i + 8].val();
+        }
+        self.rsp.qp_commit_valid.next = self.csr.command_valid[0].val();
+        self.rsp.qp_commit.next = self.csr.command[0].val();
+        self.rsp.rec_valid.next = self.rx.out_rec_valid.val();
+        self.rx.out_rec_ready.next = self.rsp.rec_ready.val();
+        self.rsp.rec_word0.next = self.rx.out_rec_word0.val();
+        self.rsp.pl_valid.next = self.rx.out_pl_valid.val();
+        self.rx.out_pl_ready.next = self.rsp.pl_ready.val();
+        self.rsp.pl_data.next = self.rx.out_pl_data.val();
+        self.rsp.pl_last.next = self.rx.out_pl_last.val();
+        self.rsp_mrs.chk_valid.next = self.rsp.mr_valid.val();
+        self.rsp_mrs.chk_key.next = self.rsp.mr_key.val();
+        self.rsp_mrs.chk_pd.next = self.rsp.mr_pd.val();
+        self.rsp_mrs.chk_addr.next = self.rsp.mr_addr.val();
+        self.rsp_mrs.chk_len.next = self.rsp.mr_len.val();
+        self.rsp_mrs.chk_need.next = self.rsp.mr_need.val();
+        self.rsp_mrs.chk_tag.next = self.zero16.val();
+        self.rsp.mr_res_valid.next = self.rsp_mrs.res_valid.val();
+        self.rsp.mr_res_error.next = self.rsp_mrs.res_error.val();
+        self.wr.clock.next = self.clock.val();
+        self.wr.cmd_valid.next = self.rsp.wr_valid.val();
+        self.rsp.wr_ready.next = self.wr.cmd_ready.val();
+        self.wr.cmd_addr.next = self.rsp.wr_addr.val();
+        self.wr.cmd_len.next = self.rsp.wr_len.val();
+        self.wr.in_valid.next = self.rsp.wd_valid.val();
+        self.rsp.wd_ready.next = self.wr.in_ready.val();
+        self.wr.in_data.next = self.rsp.wd_data.val();
+        self.rsp.wr_done.next = self.wr.done.val();
+        self.dma_awvalid.next = self.wr.awvalid.val();
+        self.wr.awready.next = self.dma_awready.val();
+        self.dma_awaddr.next = self.wr.awaddr.val();
+        self.dma_awlen.next = self.wr.awlen.val();
+        self.dma_wvalid.next = self.wr.wvalid.val();
+        self.wr.wready.next = self.dma_wready.val();
+        self.dma_wdata.next = self.wr.wdata.val();
+        self.dma_wstrb.next = self.wr.wstrb.val();
+        self.dma_wlast.next = self.wr.wlast.val();
+        self.wr.bvalid.next = self.dma_bvalid.val();
+        self.dma_bready.next = self.wr.bready.val();
+        self.wr.bresp.next = self.dma_bresp.val();
 
         // DMA reads for the requester.
         self.rd.clock.next = self.clock.val();
@@ -308,12 +412,10 @@ impl Logic for Nic {
         self.rx.in_keep.next = self.rx_keep.val();
         self.rx.in_last.next = self.rx_last.val();
         self.rx.in_user.next = self.rx_user.val();
-        self.rxd_rec_valid.next = self.rx.out_rec_valid.val();
-        self.rx.out_rec_ready.next = self.rxd_rec_ready.val();
+        self.rxd_rec_valid.next = self.rx.out_rec_valid.val() & self.rsp.rec_ready.val();
         self.rxd_rec_word0.next = self.rx.out_rec_word0.val();
         self.rxd_rec_word1.next = self.rx.out_rec_word1.val();
-        self.rxd_pl_valid.next = self.rx.out_pl_valid.val();
-        self.rx.out_pl_ready.next = self.rxd_pl_ready.val();
+        self.rxd_pl_valid.next = self.rx.out_pl_valid.val() & self.rsp.pl_ready.val();
         self.rxd_pl_data.next = self.rx.out_pl_data.val();
         self.rxd_pl_keep.next = self.rx.out_pl_keep.val();
         self.rxd_pl_last.next = self.rx.out_pl_last.val();
@@ -324,21 +426,24 @@ impl Logic for Nic {
         self.host_user.next = self.rx.host_user.val();
         self.fault.next = self.rx.fault.val();
 
-        // TX arbiter: the requester first; a source keeps the engine's payload input from its
+        // TX arbiter: responses first, then the requester, then the second source; a source keeps the engine's payload input from its
         // descriptor until that packet's last payload beat. The chosen descriptor waits in an
         // output register, so no combinational path runs from the engine's ready back to its
         // valid through a source.
         self.tx.clock.next = self.clock.val();
         self.tx.fcs_enable.next = self.fcs_enable.val();
-        self.sel_ext.next = !self.req.txd_valid.val() & self.txd_valid.val();
+        self.sel_rsp.next = self.rsp.ack_valid.val();
+        self.sel_ext.next = !self.rsp.ack_valid.val() & !self.req.txd_valid.val() & self.txd_valid.val();
+        self.any_valid.next = self.rsp.ack_valid.val() | self.req.txd_valid.val() | self.txd_valid.val();
         self.handed.next = self.o_valid.q.val() & !self.arb_busy.q.val() & self.tx.hdr_ready.val();
         self.load.next = !self.o_valid.q.val() | self.handed.val();
-        self.req.txd_ready.next = self.load.val() & !self.sel_ext.val();
+        self.rsp.ack_ready.next = self.load.val() & self.sel_rsp.val();
+        self.req.txd_ready.next = self.load.val() & !self.sel_rsp.val() & !self.sel_ext.val();
         self.txd_ready.next = self.load.val() & self.sel_ext.val();
         if self.handed.val() {
             self.o_valid.d.next = false;
         }
-        if self.load.val() & (self.req.txd_valid.val() | self.txd_valid.val()) {
+        if self.load.val() & self.any_valid.val() {
             self.o_valid.d.next = true;
             self.o_ext.d.next = self.sel_ext.val();
             self.o_eth_dst.d.next = self.req.txd_eth_dst.val();
@@ -392,6 +497,36 @@ impl Logic for Nic {
                 self.o_aeth_syndrome.d.next = self.txd_aeth_syndrome.val();
                 self.o_aeth_msn.d.next = self.txd_aeth_msn.val();
                 self.o_payload_len.d.next = self.txd_payload_len.val();
+            }
+            if self.sel_rsp.val() {
+                self.o_eth_dst.d.next = self.rsp.ack_eth_dst.val();
+                self.o_eth_src.d.next = self.port_mac.word.val();
+                self.o_vlan.d.next = self.rsp.ack_vlan.val();
+                self.o_vlan_tci.d.next = self.rsp.ack_vlan_tci.val();
+                self.o_ipv6.d.next = self.rsp.ack_ipv6.val();
+                self.o_ip_src.d.next = self.port_ipv4.word.val();
+                if self.rsp.ack_ipv6.val() {
+                    self.o_ip_src.d.next = self.port_ipv6.word.val();
+                }
+                self.o_ip_dst.d.next = self.rsp.ack_ip_dst.val();
+                self.o_dscp.d.next = self.rsp.ack_dscp.val();
+                self.o_ecn.d.next = self.rsp.ack_ecn.val();
+                self.o_ttl.d.next = self.rsp.ack_ttl.val();
+                self.o_flow_label.d.next = self.rsp.ack_flow_label.val();
+                self.o_udp_src_port.d.next = self.rsp.ack_udp_src_port.val();
+                self.o_opcode.d.next = self.op_ack.val();
+                self.o_se.d.next = false;
+                self.o_pkey.d.next = self.rsp.ack_pkey.val();
+                self.o_dest_qp.d.next = self.rsp.ack_dest_qp.val();
+                self.o_ack_req.d.next = false;
+                self.o_psn.d.next = self.rsp.ack_psn.val();
+                self.o_va.d.next = self.zero64.val();
+                self.o_rkey.d.next = self.zero32.val();
+                self.o_dma_len.d.next = self.zero32.val();
+                self.o_imm.d.next = self.zero32.val();
+                self.o_aeth_syndrome.d.next = self.rsp.ack_syndrome.val();
+                self.o_aeth_msn.d.next = self.rsp.ack_msn.val();
+                self.o_payload_len.d.next = self.zero13.val();
             }
         }
         self.tx.hdr_valid.next = self.o_valid.q.val() & !self.arb_busy.q.val();
@@ -468,7 +603,7 @@ mod tests {
             assert_eq!(at(CONTROL_PORT + 1 + i), addr("port", name), "port.{name}");
         }
         assert_eq!(at(CONTROL_QP), addr("qp", "state"));
-        assert_eq!(at(CONTROL_QP + QP_STAGE_WORDS - 1), addr("qp", "pd"));
+        assert_eq!(at(CONTROL_QP + QP_STAGE_WORDS - 1), addr("qp", "rq_psn"));
         for (i, name) in ["key", "base_lo", "base_hi", "length", "access", "pd"].iter().enumerate() {
             assert_eq!(at(CONTROL_MR + i), addr("mr", name), "mr.{name}");
         }

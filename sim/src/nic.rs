@@ -4,12 +4,11 @@
 //!
 //! A BAR0 access is a small state machine advanced by [`NicSim::step`], so a card inside a
 //! [`crate::world::World`] keeps its link and DMA running while software talks to it. The
-//! harness can also put packets on the card's second transmit source (`send`), and takes
-//! accepted frames from the receive outputs as soon as they are offered (`delivered`) until
-//! the responder exists.
+//! harness can also put packets on the card's second transmit source (`send`), and sees the
+//! accepted frames the responder takes (`delivered`).
 
 use crate::axis::{beats, gather, Beat};
-use crate::host::{AxiReadSlave, HostMemory, HostTiming};
+use crate::host::{AxiReadSlave, AxiWriteSlave, HostMemory, HostTiming};
 use crate::rx::{unpack_record, RxRecord};
 use crate::tx::TxQueues;
 use crate::{Model, Port, SimError};
@@ -81,8 +80,9 @@ pub struct NicSim {
     bar: Option<BarOp>,
     /// The card's host memory (device addresses = IOVAs).
     pub mem: HostMemory,
-    /// The host side of the card's DMA reads.
+    /// The host side of the card's DMA reads and writes.
     pub dma_read: AxiReadSlave,
+    pub dma_write: AxiWriteSlave,
 }
 
 /// Cycles a BAR0 access may take before it counts as lost.
@@ -95,7 +95,7 @@ impl NicSim {
 
     /// A card whose host answers DMA with `timing`; `seed` drives its backpressure.
     pub fn with_timing(timing: HostTiming, seed: u64) -> Result<NicSim, SimError> {
-        let mut m = Model::new("rnic_nic")?;
+        let m = Model::new("rnic_nic")?;
         let p = Ports {
             awvalid: m.port("bar_awvalid")?,
             awready: m.port("bar_awready")?,
@@ -124,13 +124,9 @@ impl NicSim {
             rxd_pl_keep: m.port("rxd_pl_keep")?,
             rxd_pl_last: m.port("rxd_pl_last")?,
         };
-        // Stand-in for the queue manager: take every accepted frame as it is offered.
-        for name in ["rxd_rec_ready", "rxd_pl_ready"] {
-            let port = m.port(name)?;
-            m.set(port, 1);
-        }
         let tx = TxQueues::new(&m, "txd_", "txp_", "tx_")?;
         let dma_read = AxiReadSlave::new(&m, "dma_", timing, seed)?;
+        let dma_write = AxiWriteSlave::new(&m, "dma_", timing, seed ^ 0x5A5A)?;
         Ok(NicSim {
             m,
             p,
@@ -141,6 +137,7 @@ impl NicSim {
             bar: None,
             mem: HostMemory::new(0),
             dma_read,
+            dma_write,
         })
     }
 
@@ -175,9 +172,11 @@ impl NicSim {
         self.tx.drive(&mut self.m, false, false, tx_ready);
         self.drive_bar();
         self.dma_read.drive(&mut self.m, &self.mem);
+        self.dma_write.drive(&mut self.m);
         self.m.settle();
         let sent = self.tx.sample(&self.m);
         self.dma_read.sample(&self.m);
+        self.dma_write.sample(&self.m, &mut self.mem);
         self.sample_bar();
         if self.m.get(self.p.rxd_rec_valid) == 1 {
             let words = [self.m.get_bytes(self.p.rxd_rec_word0), self.m.get_bytes(self.p.rxd_rec_word1)];
@@ -193,8 +192,8 @@ impl NicSim {
         sent
     }
 
-    /// Accepted frames as the receive outputs delivered them: record and payload; a record whose
-    /// payload is still coming is not listed yet.
+    /// Accepted frames as the responder took them: record and payload; a record whose payload
+    /// is still coming is not listed yet.
     pub fn delivered(&self) -> Vec<(RxRecord, Vec<u8>)> {
         let mut payloads = self.payloads.iter();
         let mut out = Vec::new();

@@ -10,4 +10,5 @@ pub mod desc;
 pub mod mr;
 pub mod qp;
 pub mod regs;
+pub mod responder;
 pub mod wire;

@@ -62,6 +62,8 @@ pub struct QpContext {
     pub sq_base: u64,
     pub sq_log_size: u8,
     pub pd: u16,
+    /// PSN the responder expects first.
+    pub rq_psn: u32,
 }
 
 /// Why a send WQE was refused without sending anything.
@@ -203,6 +205,7 @@ impl QpContext {
             ("sq_base_hi", (self.sq_base >> 32) as u32),
             ("sq_log_size", self.sq_log_size as u32),
             ("pd", self.pd as u32),
+            ("rq_psn", self.rq_psn & psn::PSN_MASK),
         ]
     }
 
@@ -251,6 +254,7 @@ mod tests {
             sq_base: 0x1000,
             sq_log_size: 4,
             pd: 1,
+            rq_psn: 0,
         }
     }
 

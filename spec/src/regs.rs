@@ -66,6 +66,7 @@ pub const TYPE_TX_COUNTERS: u32 = 0x0004_0000;
 pub const TYPE_QP: u32 = 0x0005_0000;
 pub const TYPE_MR: u32 = 0x0006_0000;
 pub const TYPE_DOORBELL: u32 = 0x0007_0000;
+pub const TYPE_RESPONDER: u32 = 0x0008_0000;
 
 /// Queue pairs of this build (`id.qps`); a QPN is its slot in the QP table.
 pub const QP_SLOT_BITS: usize = 8;
@@ -222,7 +223,8 @@ pub const BLOCKS: &[Block] = &[
             reg("sq_base_lo", 0x50, Access::Control, 0, "send queue ring IOVA, low 32 bits (64-byte aligned)"),
             reg("sq_base_hi", 0x54, Access::Control, 0, "send queue ring IOVA, high 32 bits"),
             reg("sq_log_size", 0x58, Access::Control, 0, "send queue entries as log2 (0 ... 15)"),
-            reg("pd", 0x5C, Access::Control, 0, "protection domain of the QP's local keys"),
+            reg("pd", 0x5C, Access::Control, 0, "protection domain of the QP's local and remote keys"),
+            reg("rq_psn", 0x60, Access::Control, 0, "PSN the responder expects first"),
         ],
     },
     Block {
@@ -246,6 +248,22 @@ pub const BLOCKS: &[Block] = &[
         version: 1,
         base: 0x600,
         regs: &[reg("sq", 0x0C, Access::Command, 0, "desc::doorbell(qpn, new send queue producer index)")],
+    },
+    Block {
+        name: "responder",
+        kind: TYPE_RESPONDER,
+        version: 1,
+        base: 0x700,
+        regs: &[
+            reg("placed", 0x0C, Access::Status, 0, "request packets whose payload was written to memory"),
+            reg("acks", 0x10, Access::Status, 0, "ACK and NAK packets sent"),
+            reg("naks_sequence", 0x14, Access::Status, 0, "NAK PSN sequence error: a PSN ahead of the expected one"),
+            reg("naks_invalid", 0x18, Access::Status, 0, "NAK invalid request: opcode order or payload length"),
+            reg("naks_access", 0x1C, Access::Status, 0, "NAK remote access error: rkey, PD, access or bounds"),
+            reg("duplicates", 0x20, Access::Status, 0, "duplicate requests (a PSN already placed): not written again"),
+            reg("bad_qp", 0x24, Access::Status, 0, "packets for a QP that does not exist or is not in RTR / RTS: dropped"),
+            reg("set_aside", 0x28, Access::Status, 0, "packets the responder does not serve yet (SEND, READ, atomics, ACKs): dropped"),
+        ],
     },
 ];
 

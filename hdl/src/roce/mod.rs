@@ -2,6 +2,7 @@
 
 pub mod icrc;
 pub mod requester;
+pub mod responder;
 pub mod rx;
 pub mod rx_align;
 pub mod rx_buffer;

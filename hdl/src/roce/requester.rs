@@ -33,8 +33,8 @@ use rust_hdl::prelude::*;
 /// Words of the `qp` block's staging registers (`QpContext::registers` order); the RTL takes
 /// them by position: 0 state, 1 dest_qpn, 2/3 dest MAC low/high, 4 flags, 5 vlan_tci,
 /// 6 traffic, 7 flow_label, 8 udp_sport, 9..=12 dest IP (most significant first), 13 pkey,
-/// 14 pmtu, 15 sq_psn, 16/17 sq_base low/high, 18 sq_log_size, 19 pd.
-pub const QP_STAGE_WORDS: usize = 20;
+/// 14 pmtu, 15 sq_psn, 16/17 sq_base low/high, 18 sq_log_size, 19 pd, 20 rq_psn.
+pub const QP_STAGE_WORDS: usize = 21;
 /// Descriptors waiting for the transmit engine.
 const DESC_PTR: usize = 5;
 const DESC_ADDR: usize = 4;
@@ -720,6 +720,7 @@ mod tests {
             sq_base: 0,
             sq_log_size: 0,
             pd: 0,
+            rq_psn: 0,
         };
         let names: Vec<&str> = ctx.registers().iter().map(|r| r.0).collect();
         assert_eq!(names, staged);

@@ -21,8 +21,11 @@ use rust_hdl::prelude::*;
 
 /// Payload RAM: 2^9 beats (32 KiB), enough for several 4 KiB packets while the host is slow.
 pub const PAYLOAD_BEATS_LOG2: usize = 9;
-/// Record queue: 2^4 frames.
-pub const RECORDS_LOG2: usize = 4;
+/// Record queue: 2^6 frames, so a burst of small packets waits while the transport engine
+/// works through them.
+pub const RECORDS_LOG2: usize = 6;
+const RECORDS: usize = 1 << RECORDS_LOG2;
+const REC_PTR: usize = RECORDS_LOG2 + 1;
 
 hdl_block! {
     pub struct RxBuffer {
@@ -56,14 +59,14 @@ hdl_block! {
         pub hazard: Signal<Out, Bit>,
 
         payload: RamFifo<10, 9, 512, 64, 1>,
-        records: RamFifo<5, 4, 512, 512, 4>,
+        records: RamFifo<REC_PTR, RECORDS_LOG2, 512, 512, RECORDS_LOG2>,
         one10: Constant<Bits<10>> = c::<10>(1),
         depth10: Constant<Bits<10>> = c::<10>(1 << PAYLOAD_BEATS_LOG2),
-        one5: Constant<Bits<5>> = c::<5>(1),
-        depth5: Constant<Bits<5>> = c::<5>(1 << RECORDS_LOG2),
+        one_rec: Constant<Bits<REC_PTR>> = c::<REC_PTR>(1),
+        rec_depth: Constant<Bits<REC_PTR>> = c::<REC_PTR>(1 << RECORDS_LOG2),
         bit1: Constant<Bits<1>> = c::<1>(1),
         bit0: Constant<Bits<1>> = c::<1>(0),
-        slot_id: [Constant<Bits<4>>; 16] = numbers::<4, 16>(),
+        slot_id: [Constant<Bits<RECORDS_LOG2>>; RECORDS] = numbers::<RECORDS_LOG2, RECORDS>(),
         q_zero: Constant<Bits<3>> = c::<3>(0),
         q_one: Constant<Bits<3>> = c::<3>(1),
         q_full: Constant<Bits<3>> = c::<3>(4),
@@ -73,10 +76,10 @@ hdl_block! {
         wr_cur: DFF<Bits<10>>,
         wr_commit: DFF<Bits<10>>,
         /// Record slots: next to allocate, and decided up to.
-        rec_alloc: DFF<Bits<5>>,
-        rec_decided: DFF<Bits<5>>,
+        rec_alloc: DFF<Bits<REC_PTR>>,
+        rec_decided: DFF<Bits<REC_PTR>>,
         /// Kept flag per record slot, set when its frame is committed.
-        kept: [DFF<Bit>; 16],
+        kept: [DFF<Bit>; RECORDS] = std::array::from_fn(|_| Default::default()),
         /// Verdicts waiting for a decision: accepted, has a payload packet, got a record slot.
         q_accept: [DFF<Bit>; 4],
         q_payload: [DFF<Bit>; 4],
@@ -118,7 +121,7 @@ impl Logic for RxBuffer {
             self, clock, wr_cur, wr_commit, rec_alloc, rec_decided, q_count, q_wp, q_rp, spoiled, in_packet, packet_done,
             dropped, hazard_seen
         );
-        for i in 0..16 {
+        for i in 0..RECORDS {
             self.kept[i].clock.next = self.clock.val();
             self.kept[i].d.next = self.kept[i].q.val();
         }
@@ -157,13 +160,13 @@ impl Logic for RxBuffer {
         }
 
         // Verdicts: a record slot if one is free, then into the queue.
-        self.slot_free.next = (self.rec_alloc.q.val() - self.records.head.val()) != self.depth5.val();
+        self.slot_free.next = (self.rec_alloc.q.val() - self.records.head.val()) != self.rec_depth.val();
         self.rec_alloc_now.next = self.rec_valid.val() & self.slot_free.val();
         self.records.wr_en.next = self.rec_alloc_now.val();
-        self.records.wr_addr.next = self.rec_alloc.q.val().get_bits::<4>(0);
+        self.records.wr_addr.next = self.rec_alloc.q.val().get_bits::<RECORDS_LOG2>(0);
         self.records.wr_a.next = self.rec_word0.val();
         self.records.wr_b.next = self.rec_word1.val();
-        self.records.wr_c.next = self.rec_alloc.q.val().get_bits::<4>(0);
+        self.records.wr_c.next = self.rec_alloc.q.val().get_bits::<RECORDS_LOG2>(0);
 
         // The oldest verdict (or, with an empty queue, the arriving one) is decided once its
         // payload packet has ended. The queue is a ring: arrivals go in at the write index
@@ -214,7 +217,7 @@ impl Logic for RxBuffer {
             self.q_count.d.next = self.q_count.q.val() - self.q_one.val();
         }
         if self.rec_alloc_now.val() {
-            self.rec_alloc.d.next = self.rec_alloc.q.val() + self.one5.val();
+            self.rec_alloc.d.next = self.rec_alloc.q.val() + self.one_rec.val();
         }
 
         // The decision.
@@ -229,9 +232,9 @@ impl Logic for RxBuffer {
         self.dropped.d.next = self.decide.val() & self.head_accept.val() & !self.commit.val();
         if self.decide.val() {
             if self.head_slot.val() {
-                self.rec_decided.d.next = self.rec_decided.q.val() + self.one5.val();
-                for i in 0..16 {
-                    if self.rec_decided.q.val().get_bits::<4>(0) == self.slot_id[i].val() {
+                self.rec_decided.d.next = self.rec_decided.q.val() + self.one_rec.val();
+                for i in 0..RECORDS {
+                    if self.rec_decided.q.val().get_bits::<RECORDS_LOG2>(0) == self.slot_id[i].val() {
                         self.kept[i].d.next = self.commit.val();
                     }
                 }
@@ -252,7 +255,7 @@ impl Logic for RxBuffer {
 
         // Records of dropped frames are skipped on the way out.
         self.head_kept.next = false;
-        for i in 0..16 {
+        for i in 0..RECORDS {
             if self.records.out_c.val() == self.slot_id[i].val() {
                 self.head_kept.next = self.kept[i].q.val();
             }

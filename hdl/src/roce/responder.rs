@@ -1,0 +1,566 @@
+//! The RC responder for RDMA WRITE: accepted request packets (after the receive commit point,
+//! so every byte here passed its ICRC) in; payload DMA writes and ACK / NAK descriptors out.
+//! The reference model is `rnic_spec::responder`.
+//!
+//! ```text
+//!  record ─► load QP context + responder state ─► checks, in order ─┬─► MrTable (FIRST/ONLY)
+//!                                                                    ├─► DMA write of the payload
+//!                                                                    └─► drain (dropped / refused)
+//!  ─► ACK (AckReq, after the message's writes are acknowledged by the host) or NAK ─► store
+//! ```
+//!
+//! Checks, first failing wins (IBTA Vol 1 §9.7.5): the QP must exist and be in RTR or RTS
+//! (else the packet is dropped silently, C9-…); ACKs and the opcodes this responder does not
+//! serve yet are set aside; a PSN behind the expected one is a duplicate (not written again,
+//! re-acknowledged if it asks); a PSN ahead is a sequence error (NAK, once until the expected
+//! PSN arrives); FIRST/MIDDLE/LAST out of order, or payload lengths that do not fit the path
+//! MTU and the RETH length, are invalid requests (NAK); on FIRST/ONLY the rkey must allow
+//! REMOTE_WRITE of the whole RETH range in the QP's PD (else NAK remote access error). A
+//! refused packet writes nothing. The ACK of a message goes out only after the host has
+//! acknowledged every write of it, so a requester never sees an ACK for data not in memory.
+
+use crate::pack_word;
+use crate::roce::requester::{QpCtxWord, QP_STAGE_WORDS};
+use crate::roce::tx_header::LEN_BITS;
+use crate::stream::c;
+use rnic_spec::mr::access;
+use rnic_spec::regs::{qp_state, QP_SLOT_BITS};
+use rnic_spec::responder::{aeth, OP_WRITE_FIRST, OP_WRITE_LAST, OP_WRITE_LAST_IMM, OP_WRITE_ONLY, OP_WRITE_ONLY_IMM};
+use rnic_spec::wire::rx::record_field;
+use rust_hdl::prelude::*;
+
+pack_word! {
+    /// The responder's state of a QP as its RAM holds it.
+    lsb_first RspStateWord: 146 { epsn: 24, msn: 24, in_msg: 1, nak_sent: 1, va: 64, left: 32 }
+}
+pack_word! { lsb_first Len64: 64 { len: 13 } }
+pack_word! { lsb_first Len32: 32 { len: 13 } }
+pack_word! { lsb_first Len16: 16 { len: 13 } }
+
+fn rec_at(name: &str) -> Constant<Bits<9>> {
+    let (_, at, _) = record_field(name).unwrap_or_else(|| panic!("record field {name}"));
+    c::<9>(at as u64)
+}
+
+fn ctx_at(name: &str) -> Constant<Bits<9>> {
+    let i = QpCtxWord::FIELDS.iter().position(|f| f.0 == name).unwrap_or_else(|| panic!("field {name}"));
+    c::<9>(QpCtxWord::FIELDS[..i].iter().map(|f| f.1 as u64).sum())
+}
+
+const P_IDLE: u64 = 0;
+const P_LOAD: u64 = 1;
+const P_CHECK: u64 = 2;
+const P_MR: u64 = 3;
+const P_MR_WAIT: u64 = 4;
+const P_WRITE: u64 = 5;
+const P_WAIT_DONE: u64 = 7;
+const P_ACK: u64 = 8;
+const P_DRAIN: u64 = 9;
+const P_STORE: u64 = 10;
+
+crate::hdl_block! {
+    pub struct Responder {
+        pub clock: Signal<In, Clock>,
+        /// `qp` block: staged context words and the commit command (the QPN).
+        pub qp_stage: [Signal<In, Bits<32>>; QP_STAGE_WORDS],
+        pub qp_commit_valid: Signal<In, Bit>,
+        pub qp_commit: Signal<In, Bits<32>>,
+        /// Accepted packets from the receive pipeline: record (word 0) and payload.
+        pub rec_valid: Signal<In, Bit>,
+        pub rec_ready: Signal<Out, Bit>,
+        pub rec_word0: Signal<In, Bits<512>>,
+        pub pl_valid: Signal<In, Bit>,
+        pub pl_ready: Signal<Out, Bit>,
+        pub pl_data: Signal<In, Bits<512>>,
+        pub pl_last: Signal<In, Bit>,
+        /// Remote key check (an `MrTable` check port).
+        pub mr_valid: Signal<Out, Bit>,
+        pub mr_key: Signal<Out, Bits<32>>,
+        pub mr_pd: Signal<Out, Bits<16>>,
+        pub mr_addr: Signal<Out, Bits<64>>,
+        pub mr_len: Signal<Out, Bits<32>>,
+        pub mr_need: Signal<Out, Bits<4>>,
+        pub mr_res_valid: Signal<In, Bit>,
+        pub mr_res_error: Signal<In, Bits<3>>,
+        /// Payload writes (a `DmaWrite`).
+        pub wr_valid: Signal<Out, Bit>,
+        pub wr_ready: Signal<In, Bit>,
+        pub wr_addr: Signal<Out, Bits<64>>,
+        pub wr_len: Signal<Out, Bits<16>>,
+        pub wd_valid: Signal<Out, Bit>,
+        pub wd_ready: Signal<In, Bit>,
+        pub wd_data: Signal<Out, Bits<512>>,
+        pub wr_done: Signal<In, Bit>,
+        /// ACK / NAK descriptors for the transmit engine (no payload).
+        pub ack_valid: Signal<Out, Bit>,
+        pub ack_ready: Signal<In, Bit>,
+        pub ack_eth_dst: Signal<Out, Bits<48>>,
+        pub ack_vlan: Signal<Out, Bit>,
+        pub ack_vlan_tci: Signal<Out, Bits<16>>,
+        pub ack_ipv6: Signal<Out, Bit>,
+        pub ack_ip_dst: Signal<Out, Bits<128>>,
+        pub ack_dscp: Signal<Out, Bits<6>>,
+        pub ack_ecn: Signal<Out, Bits<2>>,
+        pub ack_ttl: Signal<Out, Bits<8>>,
+        pub ack_flow_label: Signal<Out, Bits<20>>,
+        pub ack_udp_src_port: Signal<Out, Bits<16>>,
+        pub ack_pkey: Signal<Out, Bits<16>>,
+        pub ack_dest_qp: Signal<Out, Bits<24>>,
+        pub ack_psn: Signal<Out, Bits<24>>,
+        pub ack_syndrome: Signal<Out, Bits<8>>,
+        pub ack_msn: Signal<Out, Bits<24>>,
+        /// Counters: packets placed, ACKs, NAKs (sequence, invalid request, remote access),
+        /// duplicates, packets for no usable QP, packets set aside (ACKs, opcodes not served).
+        pub placed: Signal<Out, Bits<32>>,
+        pub acks: Signal<Out, Bits<32>>,
+        pub naks_seq: Signal<Out, Bits<32>>,
+        pub naks_invalid: Signal<Out, Bits<32>>,
+        pub naks_access: Signal<Out, Bits<32>>,
+        pub duplicates: Signal<Out, Bits<32>>,
+        pub bad_qp: Signal<Out, Bits<32>>,
+        pub set_aside: Signal<Out, Bits<32>>,
+
+        ctx_ram: RAM<Bits<377>, QP_SLOT_BITS>,
+        st_ram: RAM<Bits<146>, QP_SLOT_BITS>,
+        ctx_word: QpCtxWord,
+        st_commit: RspStateWord,
+        st_back: RspStateWord,
+        len64: Len64,
+        len32: Len32,
+        len16: Len16,
+
+        p_idle: Constant<Bits<4>> = c::<4>(P_IDLE),
+        p_load: Constant<Bits<4>> = c::<4>(P_LOAD),
+        p_check: Constant<Bits<4>> = c::<4>(P_CHECK),
+        p_mr: Constant<Bits<4>> = c::<4>(P_MR),
+        p_mr_wait: Constant<Bits<4>> = c::<4>(P_MR_WAIT),
+        p_write: Constant<Bits<4>> = c::<4>(P_WRITE),
+        p_wait_done: Constant<Bits<4>> = c::<4>(P_WAIT_DONE),
+        p_ack: Constant<Bits<4>> = c::<4>(P_ACK),
+        p_drain: Constant<Bits<4>> = c::<4>(P_DRAIN),
+        p_store: Constant<Bits<4>> = c::<4>(P_STORE),
+        rtr: Constant<Bits<3>> = c::<3>(qp_state::RTR as u64),
+        rts: Constant<Bits<3>> = c::<3>(qp_state::RTS as u64),
+        op_first: Constant<Bits<8>> = c::<8>(OP_WRITE_FIRST as u64),
+        op_last: Constant<Bits<8>> = c::<8>(OP_WRITE_LAST as u64),
+        op_last_imm: Constant<Bits<8>> = c::<8>(OP_WRITE_LAST_IMM as u64),
+        op_only: Constant<Bits<8>> = c::<8>(OP_WRITE_ONLY as u64),
+        op_only_imm: Constant<Bits<8>> = c::<8>(OP_WRITE_ONLY_IMM as u64),
+        syn_ack: Constant<Bits<8>> = c::<8>(aeth::ACK as u64),
+        syn_seq: Constant<Bits<8>> = c::<8>(aeth::NAK_PSN_SEQUENCE as u64),
+        syn_invalid: Constant<Bits<8>> = c::<8>(aeth::NAK_INVALID_REQUEST as u64),
+        syn_access: Constant<Bits<8>> = c::<8>(aeth::NAK_REMOTE_ACCESS as u64),
+        need_write: Constant<Bits<4>> = c::<4>(access::REMOTE_WRITE as u64),
+        zero3: Constant<Bits<3>> = c::<3>(0),
+        zero13: Constant<Bits<LEN_BITS>> = c::<LEN_BITS>(0),
+        zero16: Constant<Bits<16>> = c::<16>(0),
+        zero24: Constant<Bits<24>> = c::<24>(0),
+        zero32: Constant<Bits<32>> = c::<32>(0),
+        one8: Constant<Bits<8>> = c::<8>(1),
+        zero8: Constant<Bits<8>> = c::<8>(0),
+        one1: Constant<Bits<1>> = c::<1>(1),
+        one24: Constant<Bits<24>> = c::<24>(1),
+        one32: Constant<Bits<32>> = c::<32>(1),
+        zero1: Constant<Bits<1>> = c::<1>(0),
+        zero64: Constant<Bits<64>> = c::<64>(0),
+        r_opcode_at: Constant<Bits<9>> = rec_at("opcode"),
+        r_ack_req_at: Constant<Bits<9>> = rec_at("ack_req"),
+        r_dest_qp_at: Constant<Bits<9>> = rec_at("dest_qp"),
+        /// The QPN's bits above the table index.
+        r_dest_hi_at: Constant<Bits<9>> = c::<9>(record_field("dest_qp").expect("dest_qp").1 as u64 + QP_SLOT_BITS as u64),
+        r_psn_at: Constant<Bits<9>> = rec_at("psn"),
+        r_len_at: Constant<Bits<9>> = rec_at("payload_len"),
+        r_va_at: Constant<Bits<9>> = rec_at("va"),
+        r_rkey_at: Constant<Bits<9>> = rec_at("rkey"),
+        r_dma_len_at: Constant<Bits<9>> = rec_at("dma_len"),
+        o_state: Constant<Bits<9>> = ctx_at("state"),
+        o_dest_qpn: Constant<Bits<9>> = ctx_at("dest_qpn"),
+        o_mac: Constant<Bits<9>> = ctx_at("mac_lo"),
+        o_flags: Constant<Bits<9>> = ctx_at("flags"),
+        o_vlan_tci: Constant<Bits<9>> = ctx_at("vlan_tci"),
+        o_traffic: Constant<Bits<9>> = ctx_at("traffic"),
+        o_flow_label: Constant<Bits<9>> = ctx_at("flow_label"),
+        o_udp_sport: Constant<Bits<9>> = ctx_at("udp_sport"),
+        o_ip: Constant<Bits<9>> = ctx_at("ip3"),
+        o_pkey: Constant<Bits<9>> = ctx_at("pkey"),
+        o_pmtu: Constant<Bits<9>> = ctx_at("pmtu"),
+        o_pd: Constant<Bits<9>> = ctx_at("pd"),
+
+        state: DFF<Bits<4>>,
+        // The packet.
+        r_opcode: DFF<Bits<8>>,
+        r_ack_req: DFF<Bit>,
+        r_qp_ok: DFF<Bit>,
+        r_qp: DFF<Bits<QP_SLOT_BITS>>,
+        r_psn: DFF<Bits<24>>,
+        r_len: DFF<Bits<LEN_BITS>>,
+        r_va: DFF<Bits<64>>,
+        r_rkey: DFF<Bits<32>>,
+        r_dma_len: DFF<Bits<32>>,
+        // The QP.
+        c_state: DFF<Bits<3>>,
+        c_dest_qpn: DFF<Bits<24>>,
+        c_mac: DFF<Bits<48>>,
+        c_flags: DFF<Bits<2>>,
+        c_vlan_tci: DFF<Bits<16>>,
+        c_traffic: DFF<Bits<16>>,
+        c_flow_label: DFF<Bits<20>>,
+        c_udp_sport: DFF<Bits<16>>,
+        c_ip: DFF<Bits<128>>,
+        c_pkey: DFF<Bits<16>>,
+        c_pmtu: DFF<Bits<4>>,
+        c_pd: DFF<Bits<16>>,
+        epsn: DFF<Bits<24>>,
+        msn: DFF<Bits<24>>,
+        in_msg: DFF<Bit>,
+        nak_sent: DFF<Bit>,
+        w_va: DFF<Bits<64>>,
+        w_left: DFF<Bits<32>>,
+        // What to answer, and the write in progress.
+        resp: DFF<Bit>,
+        resp_syn: DFF<Bits<8>>,
+        resp_psn: DFF<Bits<24>>,
+        cmd_done: DFF<Bit>,
+        writes_out: DFF<Bits<8>>,
+        n_placed: DFF<Bits<32>>,
+        n_acks: DFF<Bits<32>>,
+        n_naks_seq: DFF<Bits<32>>,
+        n_naks_invalid: DFF<Bits<32>>,
+        n_naks_access: DFF<Bits<32>>,
+        n_duplicates: DFF<Bits<32>>,
+        n_bad_qp: DFF<Bits<32>>,
+        n_set_aside: DFF<Bits<32>>,
+
+        commit_ok: Signal<Local, Bit>,
+        qp_word: Signal<Local, Bits<377>>,
+        st: Signal<Local, Bits<146>>,
+        is_write: Signal<Local, Bit>,
+        first: Signal<Local, Bit>,
+        last: Signal<Local, Bit>,
+        diff: Signal<Local, Bits<24>>,
+        pmtu: Signal<Local, Bits<32>>,
+        len: Signal<Local, Bits<32>>,
+        len_ok: Signal<Local, Bit>,
+        has_payload: Signal<Local, Bit>,
+        fail_qp: Signal<Local, Bit>,
+        fail_op: Signal<Local, Bit>,
+        ok_op: Signal<Local, Bit>,
+        fail_dup: Signal<Local, Bit>,
+        fail_seq: Signal<Local, Bit>,
+        in_seq: Signal<Local, Bit>,
+        fail_order: Signal<Local, Bit>,
+        fail_len: Signal<Local, Bit>,
+        pass_all: Signal<Local, Bit>,
+        wr_inc: Signal<Local, Bit>,
+        beat_last: Signal<Local, Bit>,
+    }
+}
+
+impl Logic for Responder {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, state, r_opcode, r_ack_req, r_qp_ok, r_qp, r_psn, r_len, r_va, r_rkey, r_dma_len, c_state,
+            c_dest_qpn, c_mac, c_flags, c_vlan_tci, c_traffic, c_flow_label, c_udp_sport, c_ip, c_pkey, c_pmtu, c_pd,
+            epsn, msn, in_msg, nak_sent, w_va, w_left, resp, resp_syn, resp_psn, cmd_done, writes_out, n_placed, n_acks,
+            n_naks_seq, n_naks_invalid, n_naks_access, n_duplicates, n_bad_qp, n_set_aside
+        );
+        self.ctx_ram.read_clock.next = self.clock.val();
+        self.ctx_ram.write_clock.next = self.clock.val();
+        self.st_ram.read_clock.next = self.clock.val();
+        self.st_ram.write_clock.next = self.clock.val();
+
+        // Commits: this engine's copy of the QP context, and its state reset to the staged
+        // receive PSN.
+        self.commit_ok.next = self.qp_commit_valid.val() & (self.qp_commit.val().get_bits::<24>(8) == self.zero24.val());
+        self.ctx_word.state.next = self.qp_stage[0].val().get_bits::<3>(0);
+        self.ctx_word.dest_qpn.next = self.qp_stage[1].val().get_bits::<24>(0);
+        self.ctx_word.mac_lo.next = self.qp_stage[2].val();
+        self.ctx_word.mac_hi.next = self.qp_stage[3].val().get_bits::<16>(0);
+        self.ctx_word.flags.next = self.qp_stage[4].val().get_bits::<2>(0);
+        self.ctx_word.vlan_tci.next = self.qp_stage[5].val().get_bits::<16>(0);
+        self.ctx_word.traffic.next = self.qp_stage[6].val().get_bits::<16>(0);
+        self.ctx_word.flow_label.next = self.qp_stage[7].val().get_bits::<20>(0);
+        self.ctx_word.udp_sport.next = self.qp_stage[8].val().get_bits::<16>(0);
+        self.ctx_word.ip0.next = self.qp_stage[9].val();
+        self.ctx_word.ip1.next = self.qp_stage[10].val();
+        self.ctx_word.ip2.next = self.qp_stage[11].val();
+        self.ctx_word.ip3.next = self.qp_stage[12].val();
+        self.ctx_word.pkey.next = self.qp_stage[13].val().get_bits::<16>(0);
+        self.ctx_word.pmtu.next = self.qp_stage[14].val().get_bits::<4>(0);
+        self.ctx_word.base_lo.next = self.qp_stage[16].val();
+        self.ctx_word.base_hi.next = self.qp_stage[17].val();
+        self.ctx_word.log_size.next = self.qp_stage[18].val().get_bits::<4>(0);
+        self.ctx_word.pd.next = self.qp_stage[19].val().get_bits::<16>(0);
+        self.ctx_ram.write_enable.next = self.commit_ok.val();
+        self.ctx_ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
+        self.ctx_ram.write_data.next = self.ctx_word.word.val();
+        self.st_commit.epsn.next = self.qp_stage[20].val().get_bits::<24>(0);
+        self.st_commit.msn.next = self.zero24.val();
+        self.st_commit.in_msg.next = self.zero1.val();
+        self.st_commit.nak_sent.next = self.zero1.val();
+        self.st_commit.va.next = self.zero64.val();
+        self.st_commit.left.next = self.zero32.val();
+        self.st_back.epsn.next = self.epsn.q.val();
+        self.st_back.msn.next = self.msn.q.val();
+        self.st_back.in_msg.next = self.zero1.val();
+        if self.in_msg.q.val() {
+            self.st_back.in_msg.next = self.one1.val();
+        }
+        self.st_back.nak_sent.next = self.zero1.val();
+        if self.nak_sent.q.val() {
+            self.st_back.nak_sent.next = self.one1.val();
+        }
+        self.st_back.va.next = self.w_va.q.val();
+        self.st_back.left.next = self.w_left.q.val();
+        self.st_ram.write_enable.next = self.commit_ok.val() | (self.state.q.val() == self.p_store.val());
+        self.st_ram.write_address.next = self.r_qp.q.val();
+        self.st_ram.write_data.next = self.st_back.word.val();
+        if self.commit_ok.val() {
+            self.st_ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
+            self.st_ram.write_data.next = self.st_commit.word.val();
+        }
+
+        // Records: taken when idle; the QP's RAM words are read as the record is taken.
+        self.rec_ready.next = self.state.q.val() == self.p_idle.val();
+        self.ctx_ram.read_address.next = self.r_qp.q.val();
+        self.st_ram.read_address.next = self.r_qp.q.val();
+        if self.state.q.val() == self.p_idle.val() {
+            self.ctx_ram.read_address.next = self.rec_word0.val().get_bits::<QP_SLOT_BITS>(self.r_dest_qp_at.val().index());
+            self.st_ram.read_address.next = self.rec_word0.val().get_bits::<QP_SLOT_BITS>(self.r_dest_qp_at.val().index());
+        }
+        self.qp_word.next = self.ctx_ram.read_data.val();
+        self.st.next = self.st_ram.read_data.val();
+
+        // The packet's kind and the checks (meaningful in P_CHECK).
+        self.is_write.next = (self.r_opcode.q.val() >= self.op_first.val()) & (self.r_opcode.q.val() <= self.op_only_imm.val());
+        self.first.next =
+            (self.r_opcode.q.val() == self.op_first.val()) | (self.r_opcode.q.val() == self.op_only.val()) | (self.r_opcode.q.val() == self.op_only_imm.val());
+        self.last.next = (self.r_opcode.q.val() == self.op_last.val())
+            | (self.r_opcode.q.val() == self.op_last_imm.val())
+            | (self.r_opcode.q.val() == self.op_only.val())
+            | (self.r_opcode.q.val() == self.op_only_imm.val());
+        self.diff.next = self.r_psn.q.val() - self.epsn.q.val();
+        self.pmtu.next = self.one32.val() << self.c_pmtu.q.val();
+        self.len32.len.next = self.r_len.q.val();
+        self.len.next = self.len32.word.val();
+        // FIRST and MIDDLE carry a full path MTU; LAST and ONLY end the RETH length exactly.
+        self.len_ok.next = false;
+        if self.first.val() & self.last.val() {
+            self.len_ok.next = self.len.val() == self.r_dma_len.q.val();
+        }
+        if self.first.val() & !self.last.val() {
+            self.len_ok.next = (self.len.val() == self.pmtu.val()) & (self.r_dma_len.q.val() > self.pmtu.val());
+        }
+        if !self.first.val() & !self.last.val() {
+            self.len_ok.next = (self.len.val() == self.pmtu.val()) & (self.w_left.q.val() > self.pmtu.val());
+        }
+        if !self.first.val() & self.last.val() {
+            self.len_ok.next = (self.len.val() == self.w_left.q.val()) & (self.len.val() != self.zero32.val());
+        }
+        self.has_payload.next = self.r_len.q.val() != self.zero13.val();
+
+        // Payload: to the DMA write engine while writing, thrown away while draining. Each
+        // use spells out its condition from registers (no shared local between a ready and
+        // a valid, see the requester).
+        self.wd_valid.next = self.pl_valid.val() & (self.state.q.val() == self.p_write.val()) & self.cmd_done.q.val();
+        self.wd_data.next = self.pl_data.val();
+        self.pl_ready.next = ((self.state.q.val() == self.p_write.val()) & self.cmd_done.q.val() & self.wd_ready.val())
+            | ((self.state.q.val() == self.p_drain.val()) & (self.r_len.q.val() != self.zero13.val()));
+        self.beat_last.next = self.pl_valid.val() & self.pl_last.val();
+
+        // Payload write command: once per placed packet with payload.
+        // (Outputs toward the write engine read registers only: see the requester.)
+        self.wr_valid.next =
+            (self.state.q.val() == self.p_write.val()) & !self.cmd_done.q.val() & (self.r_len.q.val() != self.zero13.val());
+        self.wr_addr.next = self.w_va.q.val();
+        self.len16.len.next = self.r_len.q.val();
+        self.wr_len.next = self.len16.word.val();
+        self.wr_inc.next = (self.state.q.val() == self.p_write.val()) & !self.cmd_done.q.val() & self.has_payload.val() & self.wr_ready.val();
+        if self.wr_inc.val() & !self.wr_done.val() {
+            self.writes_out.d.next = self.writes_out.q.val() + self.one8.val();
+        }
+        if !self.wr_inc.val() & self.wr_done.val() {
+            self.writes_out.d.next = self.writes_out.q.val() - self.one8.val();
+        }
+
+        // Remote key check of the whole RETH range.
+        self.mr_valid.next = self.state.q.val() == self.p_mr.val();
+        self.mr_key.next = self.r_rkey.q.val();
+        self.mr_pd.next = self.c_pd.q.val();
+        self.mr_addr.next = self.r_va.q.val();
+        self.mr_len.next = self.r_dma_len.q.val();
+        self.mr_need.next = self.need_write.val();
+
+        // ACK / NAK out: the QP's path, the answer's syndrome and PSN, the MSN.
+        self.ack_valid.next = self.state.q.val() == self.p_ack.val();
+        self.ack_eth_dst.next = self.c_mac.q.val();
+        self.ack_ipv6.next = self.c_flags.q.val().get_bit(0);
+        self.ack_vlan.next = self.c_flags.q.val().get_bit(1);
+        self.ack_vlan_tci.next = self.c_vlan_tci.q.val();
+        self.ack_ip_dst.next = self.c_ip.q.val();
+        self.ack_dscp.next = self.c_traffic.q.val().get_bits::<6>(0);
+        self.ack_ecn.next = self.c_traffic.q.val().get_bits::<2>(6);
+        self.ack_ttl.next = self.c_traffic.q.val().get_bits::<8>(8);
+        self.ack_flow_label.next = self.c_flow_label.q.val();
+        self.ack_udp_src_port.next = self.c_udp_sport.q.val();
+        self.ack_pkey.next = self.c_pkey.q.val();
+        self.ack_dest_qp.next = self.c_dest_qpn.q.val();
+        self.ack_psn.next = self.resp_psn.q.val();
+        self.ack_syndrome.next = self.resp_syn.q.val();
+        self.ack_msn.next = self.msn.q.val();
+
+        // The FSM.
+        if (self.state.q.val() == self.p_idle.val()) & self.rec_valid.val() {
+            self.r_opcode.d.next = self.rec_word0.val().get_bits::<8>(self.r_opcode_at.val().index());
+            self.r_ack_req.d.next = self.rec_word0.val().get_bit(self.r_ack_req_at.val().index());
+            self.r_qp.d.next = self.rec_word0.val().get_bits::<QP_SLOT_BITS>(self.r_dest_qp_at.val().index());
+            self.r_qp_ok.d.next = self.rec_word0.val().get_bits::<16>(self.r_dest_hi_at.val().index()) == self.zero16.val();
+            self.r_psn.d.next = self.rec_word0.val().get_bits::<24>(self.r_psn_at.val().index());
+            self.r_len.d.next = self.rec_word0.val().get_bits::<LEN_BITS>(self.r_len_at.val().index());
+            self.r_va.d.next = self.rec_word0.val().get_bits::<64>(self.r_va_at.val().index());
+            self.r_rkey.d.next = self.rec_word0.val().get_bits::<32>(self.r_rkey_at.val().index());
+            self.r_dma_len.d.next = self.rec_word0.val().get_bits::<32>(self.r_dma_len_at.val().index());
+            self.resp.d.next = false;
+            self.cmd_done.d.next = false;
+            self.state.d.next = self.p_load.val();
+        }
+        if self.state.q.val() == self.p_load.val() {
+            self.c_state.d.next = self.qp_word.val().get_bits::<3>(self.o_state.val().index());
+            self.c_dest_qpn.d.next = self.qp_word.val().get_bits::<24>(self.o_dest_qpn.val().index());
+            self.c_mac.d.next = self.qp_word.val().get_bits::<48>(self.o_mac.val().index());
+            self.c_flags.d.next = self.qp_word.val().get_bits::<2>(self.o_flags.val().index());
+            self.c_vlan_tci.d.next = self.qp_word.val().get_bits::<16>(self.o_vlan_tci.val().index());
+            self.c_traffic.d.next = self.qp_word.val().get_bits::<16>(self.o_traffic.val().index());
+            self.c_flow_label.d.next = self.qp_word.val().get_bits::<20>(self.o_flow_label.val().index());
+            self.c_udp_sport.d.next = self.qp_word.val().get_bits::<16>(self.o_udp_sport.val().index());
+            self.c_ip.d.next = self.qp_word.val().get_bits::<128>(self.o_ip.val().index());
+            self.c_pkey.d.next = self.qp_word.val().get_bits::<16>(self.o_pkey.val().index());
+            self.c_pmtu.d.next = self.qp_word.val().get_bits::<4>(self.o_pmtu.val().index());
+            self.c_pd.d.next = self.qp_word.val().get_bits::<16>(self.o_pd.val().index());
+            self.epsn.d.next = self.st.val().get_bits::<24>(0);
+            self.msn.d.next = self.st.val().get_bits::<24>(24);
+            self.in_msg.d.next = self.st.val().get_bit(48);
+            self.nak_sent.d.next = self.st.val().get_bit(49);
+            self.w_va.d.next = self.st.val().get_bits::<64>(50);
+            self.w_left.d.next = self.st.val().get_bits::<32>(114);
+            self.state.d.next = self.p_check.val();
+        }
+        // The checks in order: the first failing one decides the outcome.
+        self.fail_qp.next = !self.r_qp_ok.q.val() | ((self.c_state.q.val() != self.rtr.val()) & (self.c_state.q.val() != self.rts.val()));
+        self.fail_op.next = !self.fail_qp.val() & !self.is_write.val();
+        self.ok_op.next = !self.fail_qp.val() & self.is_write.val();
+        self.fail_dup.next = self.ok_op.val() & self.diff.val().get_bit(23);
+        self.fail_seq.next = self.ok_op.val() & (self.diff.val() != self.zero24.val()) & !self.diff.val().get_bit(23);
+        self.in_seq.next = self.ok_op.val() & (self.diff.val() == self.zero24.val());
+        self.fail_order.next = self.in_seq.val() & (self.first.val() == self.in_msg.q.val());
+        self.fail_len.next = self.in_seq.val() & (self.first.val() != self.in_msg.q.val()) & !self.len_ok.val();
+        self.pass_all.next = self.in_seq.val() & (self.first.val() != self.in_msg.q.val()) & self.len_ok.val();
+        if self.state.q.val() == self.p_check.val() {
+            self.state.d.next = self.p_drain.val();
+            if self.pass_all.val() {
+                self.state.d.next = self.p_write.val();
+                if self.first.val() {
+                    self.state.d.next = self.p_mr.val();
+                }
+            }
+            if self.fail_qp.val() {
+                self.n_bad_qp.d.next = self.n_bad_qp.q.val() + self.one32.val();
+            }
+            if self.fail_op.val() {
+                self.n_set_aside.d.next = self.n_set_aside.q.val() + self.one32.val();
+            }
+            if self.fail_dup.val() {
+                // Behind: a duplicate, already placed; re-acknowledged if it asks.
+                self.resp.d.next = self.r_ack_req.q.val();
+                self.resp_syn.d.next = self.syn_ack.val();
+                self.resp_psn.d.next = self.r_psn.q.val();
+                self.n_duplicates.d.next = self.n_duplicates.q.val() + self.one32.val();
+            }
+            if self.fail_seq.val() {
+                // Ahead of the expected PSN: packets were lost. One NAK until the ePSN arrives.
+                self.resp.d.next = !self.nak_sent.q.val();
+                self.resp_syn.d.next = self.syn_seq.val();
+                self.resp_psn.d.next = self.epsn.q.val();
+                self.nak_sent.d.next = true;
+                if !self.nak_sent.q.val() {
+                    self.n_naks_seq.d.next = self.n_naks_seq.q.val() + self.one32.val();
+                }
+            }
+            if self.fail_order.val() | self.fail_len.val() {
+                self.resp.d.next = true;
+                self.resp_syn.d.next = self.syn_invalid.val();
+                self.resp_psn.d.next = self.r_psn.q.val();
+                self.n_naks_invalid.d.next = self.n_naks_invalid.q.val() + self.one32.val();
+            }
+        }
+        if self.state.q.val() == self.p_mr.val() {
+            self.state.d.next = self.p_mr_wait.val();
+        }
+        if (self.state.q.val() == self.p_mr_wait.val()) & self.mr_res_valid.val() {
+            self.state.d.next = self.p_write.val();
+            if self.mr_res_error.val() == self.zero3.val() {
+                self.w_va.d.next = self.r_va.q.val();
+                self.w_left.d.next = self.r_dma_len.q.val();
+            }
+            if self.mr_res_error.val() != self.zero3.val() {
+                self.state.d.next = self.p_drain.val();
+                self.resp.d.next = true;
+                self.resp_syn.d.next = self.syn_access.val();
+                self.resp_psn.d.next = self.r_psn.q.val();
+                self.n_naks_access.d.next = self.n_naks_access.q.val() + self.one32.val();
+            }
+        }
+        if self.state.q.val() == self.p_write.val() {
+            if self.wr_inc.val() {
+                self.cmd_done.d.next = true;
+            }
+            // The packet is placed once its last payload beat has gone to the write engine
+            // (or at once without payload): the receive state moves on.
+            if (self.cmd_done.q.val() & self.beat_last.val() & self.wd_ready.val()) | !self.has_payload.val() {
+                self.epsn.d.next = self.r_psn.q.val() + self.one24.val();
+                self.nak_sent.d.next = false;
+                self.in_msg.d.next = !self.last.val();
+                self.w_va.d.next = self.w_va.q.val() + self.len64.word.val();
+                self.w_left.d.next = self.w_left.q.val() - self.len.val();
+                if self.last.val() {
+                    self.msn.d.next = self.msn.q.val() + self.one24.val();
+                }
+                self.n_placed.d.next = self.n_placed.q.val() + self.one32.val();
+                self.resp.d.next = self.r_ack_req.q.val();
+                self.resp_syn.d.next = self.syn_ack.val();
+                self.resp_psn.d.next = self.r_psn.q.val();
+                self.state.d.next = self.p_store.val();
+                if self.r_ack_req.q.val() {
+                    self.state.d.next = self.p_wait_done.val();
+                }
+            }
+        }
+        if (self.state.q.val() == self.p_wait_done.val()) & (self.writes_out.q.val() == self.zero8.val()) {
+            self.state.d.next = self.p_ack.val();
+        }
+        if (self.state.q.val() == self.p_drain.val()) & ((self.beat_last.val()) | !self.has_payload.val()) {
+            self.state.d.next = self.p_store.val();
+            if self.resp.q.val() {
+                self.state.d.next = self.p_ack.val();
+            }
+        }
+        if (self.state.q.val() == self.p_ack.val()) & self.ack_ready.val() {
+            self.n_acks.d.next = self.n_acks.q.val() + self.one32.val();
+            self.state.d.next = self.p_store.val();
+        }
+        if (self.state.q.val() == self.p_store.val()) & !self.commit_ok.val() {
+            self.state.d.next = self.p_idle.val();
+        }
+        self.len64.len.next = self.r_len.q.val();
+
+        self.placed.next = self.n_placed.q.val();
+        self.acks.next = self.n_acks.q.val();
+        self.naks_seq.next = self.n_naks_seq.q.val();
+        self.naks_invalid.next = self.n_naks_invalid.q.val();
+        self.naks_access.next = self.n_naks_access.q.val();
+        self.duplicates.next = self.n_duplicates.q.val();
+        self.bad_qp.next = self.n_bad_qp.q.val();
+        self.set_aside.next = self.n_set_aside.q.val();
+    }
+}

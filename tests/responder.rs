@@ -1,0 +1,239 @@
+//! The responder end to end: RDMA WRITEs posted on card 0 land in card 1's host memory,
+//! byte-exact and nowhere else; card 1 answers every message with the ACK the reference model
+//! (`rnic_spec::responder`) gives; and requests the model refuses — bad rkey, out of bounds,
+//! no remote-write access, another PD, PSN gaps, duplicates, FIRST/MIDDLE/LAST out of order,
+//! wrong lengths — get the model's NAK or ACK and write not one byte.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use rnic_driver::verbs::{Qp, SendWr};
+use rnic_e2e::pair::{port, qp_pair, two_cards, PathKind};
+use rnic_sim::world::{LinkConfig, World};
+use rnic_spec::desc::SendOp;
+use rnic_spec::mr::access;
+use rnic_spec::qp::QpContext;
+use rnic_spec::responder::{aeth, Outcome, Response, RspState, OP_ACK};
+use rnic_spec::wire::ib::Reth;
+use rnic_spec::wire::packet::RocePacket;
+use rnic_spec::wire::rx::{classify, RxConfig};
+use rnic_spec::wire::tx::TxDescriptor;
+use std::collections::HashMap;
+
+/// How many frames card `from` has sent.
+fn count(world: &World, from: usize) -> usize {
+    world.capture().iter().filter(|(_, f, _)| *f == from).count()
+}
+
+/// Frames card `from` sent, parsed.
+fn sent(world: &World, from: usize) -> Vec<RocePacket> {
+    world
+        .capture()
+        .iter()
+        .filter(|(_, f, _)| *f == from)
+        .map(|(_, _, frame)| {
+            let r = classify(frame, RxConfig { fcs: false });
+            assert_eq!(r.verdict, Ok(()), "card {from} sends valid RoCE v2 frames");
+            r.packet.expect("parsed")
+        })
+        .collect()
+}
+
+fn assert_frame(got: &[u8], want: &[u8], what: &str) {
+    let first_diff = got.iter().zip(want).position(|(x, y)| x != y);
+    assert!(got == want, "{what}: {} bytes sent, {} expected, first difference at {first_diff:?}", got.len(), want.len());
+}
+
+#[test]
+fn writes_land_in_remote_memory_and_are_acknowledged() {
+    let mut rng = SmallRng::seed_from_u64(0xa11ce);
+    let (world, mut a, mut b) = two_cards(LinkConfig::default());
+    let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
+    let len = 1 << 20;
+    let src = a.alloc_buf(len, 4096).unwrap();
+    let dst = b.alloc_buf(len, 4096).unwrap();
+    let image: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+    a.write_buf(src.iova, &image).unwrap();
+    let before: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+    b.write_buf(dst.iova, &before).unwrap();
+    let lmr = a.reg_mr(pa, src.iova, len as u32, 0).unwrap();
+    let rmr = b.reg_mr(pb, dst.iova, len as u32, access::REMOTE_WRITE | access::LOCAL_WRITE).unwrap();
+
+    let kinds = [
+        PathKind { v6: false, vlan: None, pmtu: 1024 },
+        PathKind { v6: true, vlan: None, pmtu: 4096 },
+        PathKind { v6: false, vlan: Some(7), pmtu: 256 },
+        PathKind { v6: true, vlan: Some(42), pmtu: 2048 },
+    ];
+    let mut pairs: Vec<(Qp, Qp)> = (0..16)
+        .map(|i| {
+            let psn = if i % 5 == 0 { 0xFF_FFF8 } else { rng.gen_range(0..0x100_0000) };
+            qp_pair(&mut a, &mut b, (pa, pb), kinds[i % kinds.len()], psn, rng.gen_range(0..0x100_0000))
+        })
+        .collect();
+
+    // Disjoint destinations, random sizes and source offsets; WRITE and WRITE with immediate.
+    let mut expect = before.clone();
+    let mut next_dst = 0usize;
+    let mut messages = vec![0u32; pairs.len()];
+    for round in 0..4 {
+        for (i, (qa, _)) in pairs.iter_mut().enumerate() {
+            let n = match rng.gen_range(0..8) {
+                0 => 0,
+                1 | 2 => rng.gen_range(1..=64),
+                _ => rng.gen_range(65..=9000),
+            };
+            let off = next_dst + rng.gen_range(0..64);
+            next_dst = off + n;
+            assert!(next_dst <= len);
+            let from = rng.gen_range(0..len - n);
+            expect[off..off + n].copy_from_slice(&image[from..from + n]);
+            let wr = SendWr {
+                wr_id: (i * 10 + round) as u64,
+                op: if rng.gen() { SendOp::Write } else { SendOp::WriteImm },
+                flags: 0,
+                local_addr: src.iova + from as u64,
+                length: n as u32,
+                lkey: lmr.key(),
+                remote_addr: dst.iova + off as u64,
+                rkey: rmr.key(),
+                imm: rng.gen(),
+            };
+            a.post_send(qa, &wr).unwrap();
+            messages[i] += 1;
+        }
+    }
+    let total_messages: u32 = messages.iter().sum();
+    let done = world.borrow_mut().run_until(4_000_000, |w| {
+        w.link_idle() && count(w, 1) == total_messages as usize && w.nics.iter().all(|n| n.tx_pending() == (0, 0))
+    });
+    assert!(done, "card 1 sent {} of {total_messages} ACKs", count(&world.borrow(), 1));
+    let got = b.read_buf(dst.iova, len).unwrap();
+    if let Some(at) = got.iter().zip(&expect).position(|(x, y)| x != y) {
+        panic!("card 1's memory differs from the expected image first at byte {at} of {len}");
+    }
+
+    // Every packet to card 1 through the reference responder: the ACKs it gives are the ones
+    // card 1 sent, in order per QP.
+    let ctxs: HashMap<u32, QpContext> = pairs.iter().map(|(_, qb)| (qb.qpn, *qb.context())).collect();
+    let mut states: HashMap<u32, RspState> = ctxs.iter().map(|(q, c)| (*q, RspState::new(c.rq_psn))).collect();
+    let mut want: HashMap<u32, Vec<Vec<u8>>> = HashMap::new();
+    for p in sent(&world.borrow(), 0) {
+        let q = p.bth.dest_qp;
+        let (outcome, resp) = states.get_mut(&q).expect("a QP of card 1").receive(ctxs.get(&q), b.regions(), &p);
+        assert!(matches!(outcome, Outcome::Placed { .. }), "{outcome:?}");
+        if let Some(r) = resp {
+            want.entry(q).or_default().push(r.descriptor(b.port(), &ctxs[&q]).packet(&[]).unwrap().frame());
+        }
+    }
+    let mut got_acks: HashMap<u32, Vec<Vec<u8>>> = HashMap::new();
+    let back: HashMap<u32, u32> = pairs.iter().map(|(qa, qb)| (qa.qpn, qb.qpn)).collect();
+    for (_, _, frame) in world.borrow().capture().iter().filter(|(_, f, _)| *f == 1) {
+        let to = classify(frame, RxConfig { fcs: false }).packet.expect("parsed").bth.dest_qp;
+        got_acks.entry(back[&to]).or_default().push(frame.clone());
+    }
+    for (q, frames) in &want {
+        let g = &got_acks[q];
+        assert_eq!(g.len(), frames.len(), "ACKs from QP {q}");
+        for (k, (x, y)) in g.iter().zip(frames).enumerate() {
+            assert_frame(x, y, &format!("ACK {k} of QP {q}"));
+        }
+    }
+    assert_eq!(want.values().map(Vec::len).sum::<usize>(), total_messages as usize, "one ACK per message");
+    let placed = b.dev.read("responder", "placed").unwrap();
+    assert_eq!(placed as usize, sent(&world.borrow(), 0).len());
+    for name in ["naks_sequence", "naks_invalid", "naks_access", "duplicates", "bad_qp"] {
+        assert_eq!(b.dev.read("responder", name).unwrap(), 0, "{name}");
+    }
+    // The ACKs reach card 0 (its completer does not exist yet: they are set aside there).
+    assert_eq!(a.dev.read("responder", "set_aside").unwrap(), total_messages);
+    let w = world.borrow();
+    assert!(w.nics.iter().all(|n| n.dma_write.violations.is_empty() && n.dma_read.violations.is_empty()));
+}
+
+/// A request case: opcode, PSN, RETH, payload length, AckReq.
+type Case = (u8, u32, Reth, u16, bool);
+
+/// A raw request packet to card 1's QP, as card 0's second packet source sends it.
+fn request(port0: &rnic_spec::qp::PortAddress, to: &QpContext, to_qpn: u32, &(opcode, psn, reth, payload_len, ack_req): &Case) -> TxDescriptor {
+    // The reverse of card 1's path: card 0 sends to card 1 over the same kind of path.
+    let mut d = Response { syndrome: 0, psn, msn: 0 }.descriptor(port0, to);
+    let card1 = port(1);
+    d.eth_dst = card1.mac;
+    d.ip = match d.ip {
+        rnic_spec::wire::tx::IpPair::V4 { src, .. } => rnic_spec::wire::tx::IpPair::V4 { src, dst: card1.ipv4 },
+        rnic_spec::wire::tx::IpPair::V6 { src, .. } => rnic_spec::wire::tx::IpPair::V6 { src, dst: card1.ipv6 },
+    };
+    TxDescriptor { opcode, dest_qp: to_qpn, ack_req, reth, payload_len, aeth: Default::default(), ..d }
+}
+
+#[test]
+fn refused_requests_get_the_models_answer_and_write_nothing() {
+    let mut rng = SmallRng::seed_from_u64(0xbad);
+    let (world, mut a, mut b) = two_cards(LinkConfig::default());
+    let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
+    let other_pd = b.alloc_pd();
+    let len = 64 << 10;
+    let dst = b.alloc_buf(len, 4096).unwrap();
+    let before: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+    b.write_buf(dst.iova, &before).unwrap();
+    let base = dst.iova;
+    let half = (len / 2) as u32;
+    let writable = b.reg_mr(pb, base, half, access::REMOTE_WRITE).unwrap();
+    let read_only = b.reg_mr(pb, base + half as u64, half, access::REMOTE_READ | access::LOCAL_WRITE).unwrap();
+    let foreign = b.reg_mr(other_pd, base, half, access::REMOTE_WRITE).unwrap();
+    let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
+    let (_qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), kind, 100, 0);
+    let ctx = *qb.context();
+    let p0 = port(0);
+    let reth = |va: u64, rkey: u32, dma_len: u32| Reth { va, rkey, dma_len };
+    let ok = writable.key();
+
+    // (opcode, PSN, RETH, payload length, AckReq): each refused, or a duplicate.
+    let cases: Vec<Case> = vec![
+        (0x0A, 100, reth(base, ok ^ 0x100, 64), 64, true),                         // stale rkey
+        (0x0A, 100, reth(base, 0xDEAD_0000 | 77, 64), 64, true),                   // unknown rkey
+        (0x0A, 100, reth(base + half as u64 - 8, ok, 16), 16, true),               // past the end
+        (0x0A, 100, reth(base - 1, ok, 16), 16, true),                             // before the start
+        (0x0A, 100, reth(base + half as u64, read_only.key(), 64), 64, true),      // no remote write
+        (0x0A, 100, reth(base, foreign.key(), 64), 64, true),                      // other PD
+        (0x07, 100, Reth::default(), 1024, false),                                 // MIDDLE without FIRST
+        (0x0A, 100, reth(base, ok, 100), 64, true),                                // length != RETH
+        (0x06, 100, reth(base, ok, 1000), 1000, false),                            // FIRST shorter than PMTU
+        (0x0A, 105, reth(base, ok, 64), 64, true),                                 // PSN ahead: NAK once
+        (0x0A, 106, reth(base, ok, 64), 64, true),                                 // still ahead: silent
+        (0x0A, 99, reth(base, ok, 64), 64, true),                                  // behind: duplicate, ACK
+        (0x0A, 98, reth(base, ok, 64), 64, false),                                 // duplicate, no AckReq
+    ];
+    let mut state = RspState::new(ctx.rq_psn);
+    let mut want = Vec::new();
+    for case in &cases {
+        let (opcode, psn, _, n, _) = *case;
+        let d = request(&p0, &ctx, qb.qpn, case);
+        let payload: Vec<u8> = (0..n).map(|_| rng.gen()).collect();
+        let (outcome, resp) = state.receive(Some(&ctx), b.regions(), &d.packet(&payload).unwrap());
+        assert!(!matches!(outcome, Outcome::Placed { .. }), "case {opcode:#x} PSN {psn} is refused by the model");
+        if let Some(r) = resp {
+            want.push(r.descriptor(b.port(), &ctx).packet(&[]).unwrap().frame());
+        }
+        world.borrow_mut().nics[0].send(d, &payload);
+    }
+    let expected_naks = want.iter().filter(|f| aeth::is_nak(f[f.len() - 8])).count();
+    assert!(expected_naks >= 9, "the cases exercise every NAK");
+    let done = world.borrow_mut().run_until(200_000, |w| w.link_idle() && w.nics[0].tx_pending() == (0, 0) && count(w, 1) == want.len());
+    assert!(done, "card 1 answered {} of {}", count(&world.borrow(), 1), want.len());
+    world.borrow_mut().run_until(2_000, |_| false);
+    let w = world.borrow();
+    let answers: Vec<&Vec<u8>> = w.capture().iter().filter(|(_, f, _)| *f == 1).map(|(_, _, f)| f).collect();
+    assert_eq!(answers.len(), want.len());
+    for (k, (g, e)) in answers.iter().zip(&want).enumerate() {
+        assert_eq!(g[g.len() - 8 - 12], OP_ACK, "answer {k} is an acknowledge packet");
+        assert_frame(g, e, &format!("answer {k}"));
+    }
+    drop(w);
+    assert_eq!(b.read_buf(dst.iova, len).unwrap(), before, "not one byte written");
+    assert_eq!(b.dev.read("responder", "placed").unwrap(), 0);
+    assert_eq!(b.dev.read("responder", "naks_access").unwrap(), 6);
+    assert_eq!(b.dev.read("responder", "naks_invalid").unwrap(), 3);
+    assert_eq!(b.dev.read("responder", "naks_sequence").unwrap(), 1);
+    assert_eq!(b.dev.read("responder", "duplicates").unwrap(), 2);
+}
