@@ -7,11 +7,12 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rnic_driver::verbs::{Qp, QpAttr, QpState, SendWr, VerbsError};
-use rnic_e2e::pair::{connect, two_cards, Card, PathKind};
+use rnic_driver::sim_pair::{connect, two_cards, Card, PathKind};
+
 use rnic_sim::world::{LinkConfig, World};
 use rnic_spec::desc::{send_flags, SendOp, SendWqe};
 use rnic_spec::mr::access;
-use rnic_spec::qp::RequestPacket;
+use rnic_spec::qp::{RequestPacket, WQE_BATCH};
 use rnic_spec::wire::ib::{BTH_DEST_QP_OFF, BTH_LEN};
 use rnic_spec::wire::rx::{classify, RxConfig};
 use std::collections::{HashMap, VecDeque};
@@ -20,7 +21,7 @@ use std::collections::{HashMap, VecDeque};
 /// checked on the wire).
 fn connected_qp(card: &mut Card, pd: rnic_driver::verbs::Pd, kind: PathKind, dest_qpn: u32, psn: u32) -> Qp {
     let mut qp = card.create_qp(pd, 64).unwrap();
-    connect(card, &mut qp, 1, kind, dest_qpn, 0, psn);
+    connect(card, &mut qp, 1, kind, dest_qpn, 0, psn).unwrap();
     qp
 }
 
@@ -61,17 +62,16 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
         })
         .collect();
 
-    // Random work requests, posted round by round; a few are refused by the card's checks.
+    // Random work requests, each QP's posted with one doorbell; a few are refused by the card's
+    // checks.
     let ops = [SendOp::Send, SendOp::SendImm, SendOp::Write, SendOp::WriteImm];
-    let counts: Vec<usize> = qps.iter().map(|_| rng.gen_range(1..=5)).collect();
+    let counts: Vec<usize> = qps.iter().map(|_| rng.gen_range(1..=6)).collect();
     let mut wqes: Vec<Vec<(SendWqe, bool)>> = vec![Vec::new(); qps.len()];
-    let mut order = Vec::new();
+    let order: Vec<usize> = (0..qps.len()).collect();
     let mut refused = 0;
-    for round in 0..5 {
-        for (i, qp) in qps.iter_mut().enumerate() {
-            if round >= counts[i] {
-                continue;
-            }
+    for (i, qp) in qps.iter_mut().enumerate() {
+        let mut list = Vec::new();
+        for k in 0..counts[i] {
             let length = match rng.gen_range(0..10) {
                 0 => 0,
                 1..=3 => rng.gen_range(1..=64),
@@ -80,7 +80,7 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
             let offset = rng.gen_range(0..src_len as u64 - length as u64);
             let bad = rng.gen_range(0..12) == 0 && length > 0;
             let wr = SendWr {
-                wr_id: (i * 100 + round) as u64,
+                wr_id: (i * 100 + k) as u64,
                 op: ops[rng.gen_range(0..ops.len())],
                 flags: if rng.gen() { send_flags::SOLICITED } else { 0 } | send_flags::SIGNALED,
                 local_addr: src.iova + offset + if bad { src_len as u64 } else { 0 },
@@ -90,7 +90,6 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
                 rkey: rng.gen(),
                 imm: rng.gen(),
             };
-            a.post_send(qp, &wr).unwrap();
             let wqe = SendWqe {
                 wr_id: wr.wr_id,
                 op: wr.op as u8,
@@ -104,10 +103,9 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
             };
             wqes[i].push((wqe, bad));
             refused += bad as u32;
-            if round == 0 {
-                order.push(i);
-            }
+            list.push(wr);
         }
+        a.post_send_list(qp, &list).unwrap();
     }
 
     // The reference: each QP's packets in order, and the round-robin order of messages.
@@ -151,17 +149,20 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
     }
     assert!(sent.is_empty(), "no frames to other QPs");
 
-    // Round-robin: the messages start in the order a FIFO of QPs with work serves them.
+    // Round-robin: the messages start in the order a FIFO of QPs with work serves them, a
+    // batch of up to WQE_BATCH WQEs per turn.
     let mut fifo: VecDeque<usize> = order.into_iter().collect();
     let mut left: Vec<usize> = counts.clone();
     let mut want_starts = Vec::new();
     let mut next_wqe = vec![0usize; qps.len()];
     while let Some(i) = fifo.pop_front() {
-        if !wqes[i][next_wqe[i]].1 {
-            want_starts.push(qps[i].context().dest_qpn);
+        for _ in 0..left[i].min(WQE_BATCH) {
+            if !wqes[i][next_wqe[i]].1 {
+                want_starts.push(qps[i].context().dest_qpn);
+            }
+            next_wqe[i] += 1;
+            left[i] -= 1;
         }
-        next_wqe[i] += 1;
-        left[i] -= 1;
         if left[i] > 0 {
             fifo.push_back(i);
         }

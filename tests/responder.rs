@@ -7,7 +7,7 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rnic_driver::verbs::{Qp, SendWr};
-use rnic_e2e::pair::{port, qp_pair, two_cards, PathKind};
+use rnic_driver::sim_pair::{port, qp_pair, two_cards, PathKind};
 use rnic_sim::world::{LinkConfig, World};
 use rnic_spec::desc::SendOp;
 use rnic_spec::mr::access;
@@ -67,7 +67,7 @@ fn writes_land_in_remote_memory_and_are_acknowledged() {
     let mut pairs: Vec<(Qp, Qp)> = (0..16)
         .map(|i| {
             let psn = if i % 5 == 0 { 0xFF_FFF8 } else { rng.gen_range(0..0x100_0000) };
-            qp_pair(&mut a, &mut b, (pa, pb), kinds[i % kinds.len()], psn, rng.gen_range(0..0x100_0000))
+            qp_pair(&mut a, &mut b, (pa, pb), kinds[i % kinds.len()], 64, (psn, rng.gen_range(0..0x100_0000))).unwrap()
         })
         .collect();
 
@@ -182,7 +182,7 @@ fn refused_requests_get_the_models_answer_and_write_nothing() {
     let read_only = b.reg_mr(pb, base + half as u64, half, access::REMOTE_READ | access::LOCAL_WRITE).unwrap();
     let foreign = b.reg_mr(other_pd, base, half, access::REMOTE_WRITE).unwrap();
     let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
-    let (_qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), kind, 100, 0);
+    let (_qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), kind, 64, (100, 0)).unwrap();
     let ctx = *qb.context();
     let p0 = port(0);
     let reth = |va: u64, rkey: u32, dma_len: u32| Reth { va, rkey, dma_len };

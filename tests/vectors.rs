@@ -3,8 +3,6 @@
 
 use std::path::PathBuf;
 
-pub mod pair;
-
 /// One line of `tests/vectors/manifest.tsv`.
 #[derive(Debug, Clone)]
 pub struct Vector {

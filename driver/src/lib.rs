@@ -7,6 +7,7 @@ pub mod bench;
 pub mod bus;
 pub mod device;
 pub mod sim_bus;
+pub mod sim_pair;
 pub mod sim_rx;
 pub mod sim_tx;
 pub mod verbs;

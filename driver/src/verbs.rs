@@ -393,6 +393,42 @@ impl<B: Bus> Context<B> {
     /// Post one send work request: the WQE goes into the send queue in host memory, then the
     /// doorbell tells the card the new producer index.
     pub fn post_send(&mut self, qp: &mut Qp, wr: &SendWr) -> Result<(), VerbsError> {
+        self.post_send_list(qp, std::slice::from_ref(wr))
+    }
+
+    /// Post work requests with one doorbell for all of them (as `ibv_post_send` takes a list).
+    /// Each is checked before any is written: on an error nothing is posted.
+    pub fn post_send_list(&mut self, qp: &mut Qp, wrs: &[SendWr]) -> Result<(), VerbsError> {
+        for wr in wrs {
+            self.check_send(qp, wr)?;
+        }
+        if qp.posted + wrs.len() as u64 > qp.sq_size() as u64 {
+            return Err(VerbsError::SendQueueFull { qpn: qp.qpn, size: qp.sq_size() });
+        }
+        for wr in wrs {
+            let wqe = SendWqe {
+                wr_id: wr.wr_id,
+                op: wr.op as u8,
+                flags: wr.flags,
+                imm: wr.imm,
+                local_addr: wr.local_addr,
+                length: wr.length,
+                lkey: wr.lkey,
+                remote_addr: wr.remote_addr,
+                rkey: wr.rkey,
+            };
+            let slot = qp.sq_pi as u64 & (qp.sq_size() as u64 - 1);
+            self.write_buf(qp.sq.iova + slot * SEND_WQE_LEN as u64, &wqe.pack())?;
+            qp.sq_pi = qp.sq_pi.wrapping_add(1);
+            qp.posted += 1;
+        }
+        if !wrs.is_empty() {
+            self.dev.write("doorbell", "sq", doorbell(qp.qpn as u16, qp.sq_pi))?;
+        }
+        Ok(())
+    }
+
+    fn check_send(&self, qp: &Qp, wr: &SendWr) -> Result<(), VerbsError> {
         if qp.state != QpState::Rts {
             return Err(VerbsError::NotReadyToSend(qp.state));
         }
@@ -402,25 +438,6 @@ impl<B: Bus> Context<B> {
         if wr.length > MAX_MESSAGE {
             return Err(VerbsError::TooLong(wr.length as u64));
         }
-        if qp.posted >= qp.sq_size() as u64 {
-            return Err(VerbsError::SendQueueFull { qpn: qp.qpn, size: qp.sq_size() });
-        }
-        let wqe = SendWqe {
-            wr_id: wr.wr_id,
-            op: wr.op as u8,
-            flags: wr.flags,
-            imm: wr.imm,
-            local_addr: wr.local_addr,
-            length: wr.length,
-            lkey: wr.lkey,
-            remote_addr: wr.remote_addr,
-            rkey: wr.rkey,
-        };
-        let slot = qp.sq_pi as u64 & (qp.sq_size() as u64 - 1);
-        self.write_buf(qp.sq.iova + slot * SEND_WQE_LEN as u64, &wqe.pack())?;
-        qp.sq_pi = qp.sq_pi.wrapping_add(1);
-        qp.posted += 1;
-        self.dev.write("doorbell", "sq", doorbell(qp.qpn as u16, qp.sq_pi))?;
         Ok(())
     }
 }

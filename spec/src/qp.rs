@@ -24,6 +24,9 @@ pub const PMTU_LOG2_MAX: u8 = 12;
 pub const MAX_MESSAGE: u32 = 1 << 31;
 /// Largest send queue, as log2 entries (doorbell indexes count modulo 2^16).
 pub const SQ_LOG_SIZE_MAX: u8 = 15;
+/// The requester serves QPs round-robin, a batch per turn: the WQEs waiting, at most this
+/// many and not past the ring's end, fetched in one DMA read.
+pub const WQE_BATCH: usize = 4;
 
 /// The port's own addresses: the source of every frame it sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -4,14 +4,16 @@
 //! ```text
 //!  qp.commit ──► QP context RAM, send-queue state RAM (PSN, consumer index), producer RAM
 //!  doorbell.sq ─► producer RAM; QP not active yet → active bit set, QPN into the ready FIFO
-//!  ready FIFO ─► FSM: load context ─► fetch WQE (DMA read) ─► local key check (MrTable)
+//!  ready FIFO ─► FSM: load context ─► fetch up to 4 WQEs (one DMA read) ─► per WQE: local key check (MrTable)
 //!                  ─► one packet per step: descriptor into the descriptor FIFO, payload read
 //!                  ─► write back PSN and consumer index ─► QPN back into the ready FIFO
 //!  DMA read data ─► the WQE (to the FSM) or payload (to the transmit engine)
 //! ```
 //!
 //! Scheduling is round-robin by construction: a QP with work sits in the ready FIFO once (its
-//! active bit says so), is served one WQE per turn, and goes back to the tail; a QP found with
+//! active bit says so), is served one batch per turn — the WQEs waiting, at most
+//! [`WQE_BATCH`], not past the ring's end, fetched in one DMA read so the read latency is paid
+//! once per batch — and goes back to the tail; a QP found with
 //! nothing to do leaves the FIFO and its active bit clears, unless a doorbell for it arrived
 //! while the FSM held it (then it goes round once more, so no doorbell is lost). Payload reads
 //! run ahead of the transmit engine up to the DMA engine's command queue; descriptors wait in
@@ -26,7 +28,7 @@ use crate::ram_fifo::RamFifo;
 use crate::roce::tx_header::LEN_BITS;
 use crate::stream::c;
 use rnic_spec::desc::send_wqe;
-use rnic_spec::qp::MAX_MESSAGE;
+use rnic_spec::qp::{MAX_MESSAGE, WQE_BATCH};
 use rnic_spec::regs::{qp_state, QPS, QP_SLOT_BITS};
 use rust_hdl::prelude::*;
 
@@ -51,6 +53,7 @@ pack_word! {
 }
 pack_word! { lsb_first SqStateWord: 40 { ci: 16, psn: 24 } }
 pack_word! { lsb_first WqeOffset: 64 { zero: 6, index: 16 } }
+pack_word! { lsb_first BatchBytes: 16 { zero: 6, count: 3 } }
 pack_word! {
     /// One packet for the transmit engine (the source addresses are the port's).
     lsb_first TxDescWord: 493 {
@@ -89,6 +92,9 @@ const S_MR_WAIT: u64 = 6;
 const S_PKT: u64 = 7;
 const S_WRITEBACK: u64 = 8;
 const S_REQUEUE: u64 = 9;
+const S_NEXT: u64 = 10;
+/// Positions a batch shifts down by (rust-hdl loops take a plain constant bound).
+const WQE_SHIFT: usize = WQE_BATCH - 1;
 
 crate::hdl_block! {
     pub struct Requester {
@@ -164,6 +170,7 @@ crate::hdl_block! {
         st_commit: SqStateWord,
         st_back: SqStateWord,
         wqe_off: WqeOffset,
+        batch_bytes: BatchBytes,
         desc_word: TxDescWord,
 
         s_pop: Constant<Bits<4>> = c::<4>(S_POP),
@@ -176,6 +183,10 @@ crate::hdl_block! {
         s_pkt: Constant<Bits<4>> = c::<4>(S_PKT),
         s_writeback: Constant<Bits<4>> = c::<4>(S_WRITEBACK),
         s_requeue: Constant<Bits<4>> = c::<4>(S_REQUEUE),
+        s_next: Constant<Bits<4>> = c::<4>(S_NEXT),
+        batch_max: Constant<Bits<16>> = c::<16>(WQE_BATCH as u64),
+        beat_id: [Constant<Bits<3>>; WQE_BATCH] = crate::stream::numbers::<3, WQE_BATCH>(),
+        one3: Constant<Bits<3>> = c::<3>(1),
         rts: Constant<Bits<3>> = c::<3>(qp_state::RTS as u64),
         zero1: Constant<Bits<1>> = c::<1>(0),
         one1: Constant<Bits<1>> = c::<1>(1),
@@ -195,7 +206,6 @@ crate::hdl_block! {
         one_ready: Constant<Bits<READY_PTR>> = c::<READY_PTR>(1),
         one_desc: Constant<Bits<DESC_PTR>> = c::<DESC_PTR>(1),
         desc_capacity: Constant<Bits<DESC_PTR>> = c::<DESC_PTR>(1 << DESC_ADDR),
-        wqe_len: Constant<Bits<16>> = c::<16>(rnic_spec::desc::SEND_WQE_LEN as u64),
         max_message: Constant<Bits<32>> = c::<32>(MAX_MESSAGE as u64),
         write_base: Constant<Bits<8>> = c::<8>(0x06),
         four8: Constant<Bits<8>> = c::<8>(4),
@@ -277,6 +287,11 @@ crate::hdl_block! {
         w_raddr: DFF<Bits<64>>,
         w_rkey: DFF<Bits<32>>,
         w_error: DFF<Bit>,
+        /// The fetched batch: WQE beats in order, how many, how many arrived, a read error.
+        wq: [DFF<Bits<512>>; WQE_BATCH],
+        batch: DFF<Bits<3>>,
+        got: DFF<Bits<3>>,
+        batch_err: DFF<Bit>,
         left: DFF<Bits<32>>,
         addr: DFF<Bits<64>>,
         first: DFF<Bit>,
@@ -302,6 +317,10 @@ crate::hdl_block! {
         fsm_push: Signal<Local, Bit>,
         ctx: Signal<Local, Bits<377>>,
         has_work: Signal<Local, Bit>,
+        avail: Signal<Local, Bits<16>>,
+        room: Signal<Local, Bits<16>>,
+        take: Signal<Local, Bits<16>>,
+        wqe_done: Signal<Local, Bit>,
         cmd_free: Signal<Local, Bit>,
         load_pl: Signal<Local, Bit>,
         bad: Signal<Local, Bit>,
@@ -333,8 +352,12 @@ impl Logic for Requester {
             self, clock, active, ready_tail, desc_tail, state, cur, saw_db, c_state, c_dest_qpn, c_mac, c_flags,
             c_vlan_tci, c_traffic, c_flow_label, c_udp_sport, c_ip, c_pkey, c_pmtu, c_base, c_mask, c_pd, ci, pi,
             psn, w_op, w_flags, w_imm, w_laddr, w_len, w_lkey, w_raddr, w_rkey, w_error, left, addr, first, d_done,
-            c_done, pl_out, r_valid, r_addr, r_len, wqe_count, error_count
+            c_done, pl_out, r_valid, r_addr, r_len, wqe_count, error_count, batch, got, batch_err
         );
+        for i in 0..WQE_BATCH {
+            self.wq[i].clock.next = self.clock.val();
+            self.wq[i].d.next = self.wq[i].q.val();
+        }
         self.ctx_ram.read_clock.next = self.clock.val();
         self.ctx_ram.write_clock.next = self.clock.val();
         self.st_ram.read_clock.next = self.clock.val();
@@ -502,6 +525,8 @@ impl Logic for Requester {
         }
 
         // DMA read commands through the command register: the WQE, or the packet's payload.
+        self.batch_bytes.zero.next = self.zero6.val();
+        self.batch_bytes.count.next = self.batch.q.val();
         self.wqe_off.zero.next = self.zero6.val();
         self.wqe_off.index.next = self.ci.q.val() & self.c_mask.q.val();
         self.rd_valid.next = self.r_valid.q.val();
@@ -514,7 +539,7 @@ impl Logic for Requester {
         if (self.state.q.val() == self.s_wqe_cmd.val()) & self.cmd_free.val() {
             self.r_valid.d.next = true;
             self.r_addr.d.next = self.c_base.q.val() + self.wqe_off.word.val();
-            self.r_len.d.next = self.wqe_len.val();
+            self.r_len.d.next = self.batch_bytes.word.val();
         }
         self.load_pl.next =
             (self.state.q.val() == self.s_pkt.val()) & self.need_cmd.val() & !self.c_done.q.val() & self.cmd_free.val();
@@ -543,8 +568,19 @@ impl Logic for Requester {
         self.mr_len.next = self.w_len.q.val();
 
         // The FSM.
+        self.wqe_done.next = false;
         self.saw_db.d.next = self.saw_db.q.val() | self.db_hit.val();
         self.has_work.next = (self.c_state.q.val() == self.rts.val()) & (self.ci.q.val() != self.pi.q.val());
+        // A batch: what is waiting, at most WQE_BATCH, not past the ring's end (one read).
+        self.avail.next = self.pi.q.val() - self.ci.q.val();
+        self.room.next = self.c_mask.q.val() - (self.ci.q.val() & self.c_mask.q.val()) + self.one16.val();
+        self.take.next = self.batch_max.val();
+        if self.avail.val() < self.take.val() {
+            self.take.next = self.avail.val();
+        }
+        if self.room.val() < self.take.val() {
+            self.take.next = self.room.val();
+        }
         self.bad.next = (self.mr_res_error.val() != self.zero3.val())
             | self.w_error.q.val()
             | (self.w_op.q.val() >= self.four8.val())
@@ -586,6 +622,8 @@ impl Logic for Requester {
                 self.state.d.next = self.s_requeue.val();
             }
             if self.has_work.val() {
+                self.batch.d.next = self.take.val().get_bits::<3>(0);
+                self.got.d.next = self.beat_id[0].val();
                 self.state.d.next = self.s_wqe_cmd.val();
             }
         }
@@ -593,15 +631,27 @@ impl Logic for Requester {
             self.state.d.next = self.s_wqe_wait.val();
         }
         if (self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val()) & self.rdd_valid.val() {
-            self.w_op.d.next = self.rdd_data.val().get_bits::<8>(self.w_op_at.val().index());
-            self.w_flags.d.next = self.rdd_data.val().get_bits::<8>(self.w_flags_at.val().index());
-            self.w_imm.d.next = self.rdd_data.val().get_bits::<32>(self.w_imm_at.val().index());
-            self.w_laddr.d.next = self.rdd_data.val().get_bits::<64>(self.w_laddr_at.val().index());
-            self.w_len.d.next = self.rdd_data.val().get_bits::<32>(self.w_len_at.val().index());
-            self.w_lkey.d.next = self.rdd_data.val().get_bits::<32>(self.w_lkey_at.val().index());
-            self.w_raddr.d.next = self.rdd_data.val().get_bits::<64>(self.w_raddr_at.val().index());
-            self.w_rkey.d.next = self.rdd_data.val().get_bits::<32>(self.w_rkey_at.val().index());
-            self.w_error.d.next = self.rdd_error.val();
+            for i in 0..WQE_BATCH {
+                if self.got.q.val() == self.beat_id[i].val() {
+                    self.wq[i].d.next = self.rdd_data.val();
+                }
+            }
+            self.got.d.next = self.got.q.val() + self.one3.val();
+            if self.rdd_last.val() {
+                self.batch_err.d.next = self.rdd_error.val();
+                self.state.d.next = self.s_next.val();
+            }
+        }
+        if self.state.q.val() == self.s_next.val() {
+            self.w_op.d.next = self.wq[0].q.val().get_bits::<8>(self.w_op_at.val().index());
+            self.w_flags.d.next = self.wq[0].q.val().get_bits::<8>(self.w_flags_at.val().index());
+            self.w_imm.d.next = self.wq[0].q.val().get_bits::<32>(self.w_imm_at.val().index());
+            self.w_laddr.d.next = self.wq[0].q.val().get_bits::<64>(self.w_laddr_at.val().index());
+            self.w_len.d.next = self.wq[0].q.val().get_bits::<32>(self.w_len_at.val().index());
+            self.w_lkey.d.next = self.wq[0].q.val().get_bits::<32>(self.w_lkey_at.val().index());
+            self.w_raddr.d.next = self.wq[0].q.val().get_bits::<64>(self.w_raddr_at.val().index());
+            self.w_rkey.d.next = self.wq[0].q.val().get_bits::<32>(self.w_rkey_at.val().index());
+            self.w_error.d.next = self.batch_err.q.val();
             self.state.d.next = self.s_mr.val();
         }
         if self.state.q.val() == self.s_mr.val() {
@@ -610,8 +660,7 @@ impl Logic for Requester {
         if (self.state.q.val() == self.s_mr_wait.val()) & self.mr_res_valid.val() {
             if self.bad.val() {
                 self.error_count.d.next = self.error_count.q.val() + self.one32.val();
-                self.ci.d.next = self.ci.q.val() + self.one16.val();
-                self.state.d.next = self.s_writeback.val();
+                self.wqe_done.next = true;
             } else {
                 self.left.d.next = self.w_len.q.val();
                 self.addr.d.next = self.w_laddr.q.val();
@@ -630,13 +679,24 @@ impl Logic for Requester {
                 self.left.d.next = self.left.q.val() - self.pmtu32.val();
                 self.addr.d.next = self.addr.q.val() + self.pmtu64.val();
                 if self.last.val() {
-                    self.ci.d.next = self.ci.q.val() + self.one16.val();
                     self.wqe_count.d.next = self.wqe_count.q.val() + self.one32.val();
-                    self.state.d.next = self.s_writeback.val();
+                    self.wqe_done.next = true;
                 }
             } else {
                 self.d_done.d.next = self.d_done.q.val() | self.push.val();
                 self.c_done.d.next = self.c_done.q.val() | self.load_pl.val();
+            }
+        }
+        // A WQE is done: the next of the batch, or the QP's turn ends.
+        if self.wqe_done.val() {
+            self.ci.d.next = self.ci.q.val() + self.one16.val();
+            self.batch.d.next = self.batch.q.val() - self.one3.val();
+            for i in 0..WQE_SHIFT {
+                self.wq[i].d.next = self.wq[i + 1].q.val();
+            }
+            self.state.d.next = self.s_writeback.val();
+            if self.batch.q.val() != self.one3.val() {
+                self.state.d.next = self.s_next.val();
             }
         }
         if (self.state.q.val() == self.s_writeback.val()) & !self.commit_ok.val() {

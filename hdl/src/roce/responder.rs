@@ -33,7 +33,20 @@ pack_word! {
     /// The responder's state of a QP as its RAM holds it.
     lsb_first RspStateWord: 146 { epsn: 24, msn: 24, in_msg: 1, nak_sent: 1, va: 64, left: 32 }
 }
+pack_word! {
+    /// A queued ACK / NAK: the answer, the QP's path, and how many payload writes had been
+    /// issued when it was queued (it leaves once the host has acknowledged that many).
+    lsb_first AckWord: 358 {
+        syndrome: 8, psn: 24, msn: 24, dest_qp: 24, mac: 48, flags: 2, vlan_tci: 16, traffic: 16,
+        flow_label: 20, udp_sport: 16, ip: 128, pkey: 16, wseq: 16,
+    }
+}
 pack_word! { lsb_first Len64: 64 { len: 13 } }
+
+fn ack_at(name: &str, plus: u64) -> Constant<Bits<9>> {
+    let i = AckWord::FIELDS.iter().position(|f| f.0 == name).unwrap_or_else(|| panic!("field {name}"));
+    c::<9>(AckWord::FIELDS[..i].iter().map(|f| f.1 as u64).sum::<u64>() + plus)
+}
 pack_word! { lsb_first Len32: 32 { len: 13 } }
 pack_word! { lsb_first Len16: 16 { len: 13 } }
 
@@ -48,15 +61,11 @@ fn ctx_at(name: &str) -> Constant<Bits<9>> {
 }
 
 const P_IDLE: u64 = 0;
-const P_LOAD: u64 = 1;
 const P_CHECK: u64 = 2;
-const P_MR: u64 = 3;
 const P_MR_WAIT: u64 = 4;
 const P_WRITE: u64 = 5;
-const P_WAIT_DONE: u64 = 7;
 const P_ACK: u64 = 8;
 const P_DRAIN: u64 = 9;
-const P_STORE: u64 = 10;
 
 crate::hdl_block! {
     pub struct Responder {
@@ -126,19 +135,38 @@ crate::hdl_block! {
         st_commit: RspStateWord,
         st_back: RspStateWord,
         len64: Len64,
+        ack_word: AckWord,
+        acks_q: crate::ram_fifo::RamFifo<5, 4, 358, 1, 1>,
+        acks_tail: DFF<Bits<5>>,
+        one5: Constant<Bits<5>> = c::<5>(1),
+        acks_depth: Constant<Bits<5>> = c::<5>(16),
+        half16: Constant<Bits<16>> = c::<16>(0x8000),
+        one16: Constant<Bits<16>> = c::<16>(1),
+        a_syndrome: Constant<Bits<9>> = ack_at("syndrome", 0),
+        a_psn: Constant<Bits<9>> = ack_at("psn", 0),
+        a_msn: Constant<Bits<9>> = ack_at("msn", 0),
+        a_dest_qp: Constant<Bits<9>> = ack_at("dest_qp", 0),
+        a_mac: Constant<Bits<9>> = ack_at("mac", 0),
+        a_ipv6: Constant<Bits<9>> = ack_at("flags", 0),
+        a_vlan: Constant<Bits<9>> = ack_at("flags", 1),
+        a_vlan_tci: Constant<Bits<9>> = ack_at("vlan_tci", 0),
+        a_dscp: Constant<Bits<9>> = ack_at("traffic", 0),
+        a_ecn: Constant<Bits<9>> = ack_at("traffic", 6),
+        a_ttl: Constant<Bits<9>> = ack_at("traffic", 8),
+        a_flow_label: Constant<Bits<9>> = ack_at("flow_label", 0),
+        a_udp_sport: Constant<Bits<9>> = ack_at("udp_sport", 0),
+        a_ip: Constant<Bits<9>> = ack_at("ip", 0),
+        a_pkey: Constant<Bits<9>> = ack_at("pkey", 0),
+        a_wseq: Constant<Bits<9>> = ack_at("wseq", 0),
         len32: Len32,
         len16: Len16,
 
         p_idle: Constant<Bits<4>> = c::<4>(P_IDLE),
-        p_load: Constant<Bits<4>> = c::<4>(P_LOAD),
         p_check: Constant<Bits<4>> = c::<4>(P_CHECK),
-        p_mr: Constant<Bits<4>> = c::<4>(P_MR),
         p_mr_wait: Constant<Bits<4>> = c::<4>(P_MR_WAIT),
         p_write: Constant<Bits<4>> = c::<4>(P_WRITE),
-        p_wait_done: Constant<Bits<4>> = c::<4>(P_WAIT_DONE),
         p_ack: Constant<Bits<4>> = c::<4>(P_ACK),
         p_drain: Constant<Bits<4>> = c::<4>(P_DRAIN),
-        p_store: Constant<Bits<4>> = c::<4>(P_STORE),
         rtr: Constant<Bits<3>> = c::<3>(qp_state::RTR as u64),
         rts: Constant<Bits<3>> = c::<3>(qp_state::RTS as u64),
         op_first: Constant<Bits<8>> = c::<8>(OP_WRITE_FIRST as u64),
@@ -156,8 +184,6 @@ crate::hdl_block! {
         zero16: Constant<Bits<16>> = c::<16>(0),
         zero24: Constant<Bits<24>> = c::<24>(0),
         zero32: Constant<Bits<32>> = c::<32>(0),
-        one8: Constant<Bits<8>> = c::<8>(1),
-        zero8: Constant<Bits<8>> = c::<8>(0),
         one1: Constant<Bits<1>> = c::<1>(1),
         one24: Constant<Bits<24>> = c::<24>(1),
         one32: Constant<Bits<32>> = c::<32>(1),
@@ -198,7 +224,6 @@ crate::hdl_block! {
         r_rkey: DFF<Bits<32>>,
         r_dma_len: DFF<Bits<32>>,
         // The QP.
-        c_state: DFF<Bits<3>>,
         c_dest_qpn: DFF<Bits<24>>,
         c_mac: DFF<Bits<48>>,
         c_flags: DFF<Bits<2>>,
@@ -208,8 +233,6 @@ crate::hdl_block! {
         c_udp_sport: DFF<Bits<16>>,
         c_ip: DFF<Bits<128>>,
         c_pkey: DFF<Bits<16>>,
-        c_pmtu: DFF<Bits<4>>,
-        c_pd: DFF<Bits<16>>,
         epsn: DFF<Bits<24>>,
         msn: DFF<Bits<24>>,
         in_msg: DFF<Bit>,
@@ -221,7 +244,13 @@ crate::hdl_block! {
         resp_syn: DFF<Bits<8>>,
         resp_psn: DFF<Bits<24>>,
         cmd_done: DFF<Bit>,
-        writes_out: DFF<Bits<8>>,
+        /// The QP state in the registers is newer than its RAM word (written back when idle),
+        /// and the packet being checked is for that same QP (use the registers).
+        dirty: DFF<Bit>,
+        fwd: DFF<Bit>,
+        /// Payload writes issued and acknowledged by the host (16-bit sequence numbers).
+        issued_seq: DFF<Bits<16>>,
+        done_seq: DFF<Bits<16>>,
         n_placed: DFF<Bits<32>>,
         n_acks: DFF<Bits<32>>,
         n_naks_seq: DFF<Bits<32>>,
@@ -252,6 +281,19 @@ crate::hdl_block! {
         fail_len: Signal<Local, Bit>,
         pass_all: Signal<Local, Bit>,
         wr_inc: Signal<Local, Bit>,
+        rec_qp: Signal<Local, Bits<QP_SLOT_BITS>>,
+        write_back: Signal<Local, Bit>,
+        ack_out: Signal<Local, Bits<358>>,
+        ack_push: Signal<Local, Bit>,
+        k_state: Signal<Local, Bits<3>>,
+        k_pmtu: Signal<Local, Bits<4>>,
+        k_pd: Signal<Local, Bits<16>>,
+        k_epsn: Signal<Local, Bits<24>>,
+        k_msn: Signal<Local, Bits<24>>,
+        k_in_msg: Signal<Local, Bit>,
+        k_nak_sent: Signal<Local, Bit>,
+        k_va: Signal<Local, Bits<64>>,
+        k_left: Signal<Local, Bits<32>>,
         beat_last: Signal<Local, Bit>,
     }
 }
@@ -260,9 +302,9 @@ impl Logic for Responder {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, r_opcode, r_ack_req, r_qp_ok, r_qp, r_psn, r_len, r_va, r_rkey, r_dma_len, c_state,
-            c_dest_qpn, c_mac, c_flags, c_vlan_tci, c_traffic, c_flow_label, c_udp_sport, c_ip, c_pkey, c_pmtu, c_pd,
-            epsn, msn, in_msg, nak_sent, w_va, w_left, resp, resp_syn, resp_psn, cmd_done, writes_out, n_placed, n_acks,
+            self, clock, acks_tail, state, r_opcode, r_ack_req, r_qp_ok, r_qp, r_psn, r_len, r_va, r_rkey, r_dma_len,
+            c_dest_qpn, c_mac, c_flags, c_vlan_tci, c_traffic, c_flow_label, c_udp_sport, c_ip, c_pkey,
+            epsn, msn, in_msg, nak_sent, w_va, w_left, resp, resp_syn, resp_psn, cmd_done, dirty, fwd, issued_seq, done_seq, n_placed, n_acks,
             n_naks_seq, n_naks_invalid, n_naks_access, n_duplicates, n_bad_qp, n_set_aside
         );
         self.ctx_ram.read_clock.next = self.clock.val();
@@ -313,7 +355,13 @@ impl Logic for Responder {
         }
         self.st_back.va.next = self.w_va.q.val();
         self.st_back.left.next = self.w_left.q.val();
-        self.st_ram.write_enable.next = self.commit_ok.val() | (self.state.q.val() == self.p_store.val());
+        // The finished packet's QP state goes back to its RAM word in the next idle cycle (a
+        // commit in that cycle goes first; the state waits, and no record is taken).
+        self.write_back.next = (self.state.q.val() == self.p_idle.val()) & self.dirty.q.val() & !self.qp_commit_valid.val();
+        if self.write_back.val() {
+            self.dirty.d.next = false;
+        }
+        self.st_ram.write_enable.next = self.commit_ok.val() | self.write_back.val();
         self.st_ram.write_address.next = self.r_qp.q.val();
         self.st_ram.write_data.next = self.st_back.word.val();
         if self.commit_ok.val() {
@@ -321,16 +369,32 @@ impl Logic for Responder {
             self.st_ram.write_data.next = self.st_commit.word.val();
         }
 
-        // Records: taken when idle; the QP's RAM words are read as the record is taken.
-        self.rec_ready.next = self.state.q.val() == self.p_idle.val();
-        self.ctx_ram.read_address.next = self.r_qp.q.val();
-        self.st_ram.read_address.next = self.r_qp.q.val();
-        if self.state.q.val() == self.p_idle.val() {
-            self.ctx_ram.read_address.next = self.rec_word0.val().get_bits::<QP_SLOT_BITS>(self.r_dest_qp_at.val().index());
-            self.st_ram.read_address.next = self.rec_word0.val().get_bits::<QP_SLOT_BITS>(self.r_dest_qp_at.val().index());
-        }
+        // Records: taken when idle; the QP's RAM words are read as the record is taken and
+        // checked in the next cycle.
+        // (Spelled from registers and inputs only: see the requester on valid / ready.)
+        self.rec_ready.next = (self.state.q.val() == self.p_idle.val()) & !(self.dirty.q.val() & self.qp_commit_valid.val());
+        self.rec_qp.next = self.rec_word0.val().get_bits::<QP_SLOT_BITS>(self.r_dest_qp_at.val().index());
+        self.ctx_ram.read_address.next = self.rec_qp.val();
+        self.st_ram.read_address.next = self.rec_qp.val();
         self.qp_word.next = self.ctx_ram.read_data.val();
         self.st.next = self.st_ram.read_data.val();
+        self.k_state.next = self.qp_word.val().get_bits::<3>(self.o_state.val().index());
+        self.k_pmtu.next = self.qp_word.val().get_bits::<4>(self.o_pmtu.val().index());
+        self.k_pd.next = self.qp_word.val().get_bits::<16>(self.o_pd.val().index());
+        self.k_epsn.next = self.st.val().get_bits::<24>(0);
+        self.k_msn.next = self.st.val().get_bits::<24>(24);
+        self.k_in_msg.next = self.st.val().get_bit(48);
+        self.k_nak_sent.next = self.st.val().get_bit(49);
+        self.k_va.next = self.st.val().get_bits::<64>(50);
+        self.k_left.next = self.st.val().get_bits::<32>(114);
+        if self.fwd.q.val() {
+            self.k_epsn.next = self.epsn.q.val();
+            self.k_msn.next = self.msn.q.val();
+            self.k_in_msg.next = self.in_msg.q.val();
+            self.k_nak_sent.next = self.nak_sent.q.val();
+            self.k_va.next = self.w_va.q.val();
+            self.k_left.next = self.w_left.q.val();
+        }
 
         // The packet's kind and the checks (meaningful in P_CHECK).
         self.is_write.next = (self.r_opcode.q.val() >= self.op_first.val()) & (self.r_opcode.q.val() <= self.op_only_imm.val());
@@ -340,8 +404,8 @@ impl Logic for Responder {
             | (self.r_opcode.q.val() == self.op_last_imm.val())
             | (self.r_opcode.q.val() == self.op_only.val())
             | (self.r_opcode.q.val() == self.op_only_imm.val());
-        self.diff.next = self.r_psn.q.val() - self.epsn.q.val();
-        self.pmtu.next = self.one32.val() << self.c_pmtu.q.val();
+        self.diff.next = self.r_psn.q.val() - self.k_epsn.val();
+        self.pmtu.next = self.one32.val() << self.k_pmtu.val();
         self.len32.len.next = self.r_len.q.val();
         self.len.next = self.len32.word.val();
         // FIRST and MIDDLE carry a full path MTU; LAST and ONLY end the RETH length exactly.
@@ -353,10 +417,10 @@ impl Logic for Responder {
             self.len_ok.next = (self.len.val() == self.pmtu.val()) & (self.r_dma_len.q.val() > self.pmtu.val());
         }
         if !self.first.val() & !self.last.val() {
-            self.len_ok.next = (self.len.val() == self.pmtu.val()) & (self.w_left.q.val() > self.pmtu.val());
+            self.len_ok.next = (self.len.val() == self.pmtu.val()) & (self.k_left.val() > self.pmtu.val());
         }
         if !self.first.val() & self.last.val() {
-            self.len_ok.next = (self.len.val() == self.w_left.q.val()) & (self.len.val() != self.zero32.val());
+            self.len_ok.next = (self.len.val() == self.k_left.val()) & (self.len.val() != self.zero32.val());
         }
         self.has_payload.next = self.r_len.q.val() != self.zero13.val();
 
@@ -377,38 +441,62 @@ impl Logic for Responder {
         self.len16.len.next = self.r_len.q.val();
         self.wr_len.next = self.len16.word.val();
         self.wr_inc.next = (self.state.q.val() == self.p_write.val()) & !self.cmd_done.q.val() & self.has_payload.val() & self.wr_ready.val();
-        if self.wr_inc.val() & !self.wr_done.val() {
-            self.writes_out.d.next = self.writes_out.q.val() + self.one8.val();
+        if self.wr_inc.val() {
+            self.issued_seq.d.next = self.issued_seq.q.val() + self.one16.val();
         }
-        if !self.wr_inc.val() & self.wr_done.val() {
-            self.writes_out.d.next = self.writes_out.q.val() - self.one8.val();
+        if self.wr_done.val() {
+            self.done_seq.d.next = self.done_seq.q.val() + self.one16.val();
         }
 
-        // Remote key check of the whole RETH range.
-        self.mr_valid.next = self.state.q.val() == self.p_mr.val();
-        self.mr_key.next = self.r_rkey.q.val();
-        self.mr_pd.next = self.c_pd.q.val();
-        self.mr_addr.next = self.r_va.q.val();
-        self.mr_len.next = self.r_dma_len.q.val();
-        self.mr_need.next = self.need_write.val();
-
-        // ACK / NAK out: the QP's path, the answer's syndrome and PSN, the MSN.
-        self.ack_valid.next = self.state.q.val() == self.p_ack.val();
-        self.ack_eth_dst.next = self.c_mac.q.val();
-        self.ack_ipv6.next = self.c_flags.q.val().get_bit(0);
-        self.ack_vlan.next = self.c_flags.q.val().get_bit(1);
-        self.ack_vlan_tci.next = self.c_vlan_tci.q.val();
-        self.ack_ip_dst.next = self.c_ip.q.val();
-        self.ack_dscp.next = self.c_traffic.q.val().get_bits::<6>(0);
-        self.ack_ecn.next = self.c_traffic.q.val().get_bits::<2>(6);
-        self.ack_ttl.next = self.c_traffic.q.val().get_bits::<8>(8);
-        self.ack_flow_label.next = self.c_flow_label.q.val();
-        self.ack_udp_src_port.next = self.c_udp_sport.q.val();
-        self.ack_pkey.next = self.c_pkey.q.val();
-        self.ack_dest_qp.next = self.c_dest_qpn.q.val();
-        self.ack_psn.next = self.resp_psn.q.val();
-        self.ack_syndrome.next = self.resp_syn.q.val();
-        self.ack_msn.next = self.msn.q.val();
+        // ACK / NAK queue: a response is queued in packet order and leaves once the host has
+        // acknowledged every payload write issued before it, so a requester never sees an ACK
+        // for data not yet in memory — without holding up the packets behind it.
+        self.acks_q.clock.next = self.clock.val();
+        self.ack_word.syndrome.next = self.resp_syn.q.val();
+        self.ack_word.psn.next = self.resp_psn.q.val();
+        self.ack_word.msn.next = self.msn.q.val();
+        self.ack_word.dest_qp.next = self.c_dest_qpn.q.val();
+        self.ack_word.mac.next = self.c_mac.q.val();
+        self.ack_word.flags.next = self.c_flags.q.val();
+        self.ack_word.vlan_tci.next = self.c_vlan_tci.q.val();
+        self.ack_word.traffic.next = self.c_traffic.q.val();
+        self.ack_word.flow_label.next = self.c_flow_label.q.val();
+        self.ack_word.udp_sport.next = self.c_udp_sport.q.val();
+        self.ack_word.ip.next = self.c_ip.q.val();
+        self.ack_word.pkey.next = self.c_pkey.q.val();
+        self.ack_word.wseq.next = self.issued_seq.q.val();
+        self.ack_push.next =
+            (self.state.q.val() == self.p_ack.val()) & ((self.acks_tail.q.val() - self.acks_q.head.val()) != self.acks_depth.val());
+        self.acks_q.wr_en.next = self.ack_push.val();
+        self.acks_q.wr_addr.next = self.acks_tail.q.val().get_bits::<4>(0);
+        self.acks_q.wr_a.next = self.ack_word.word.val();
+        self.acks_q.wr_b.next = self.zero1.val();
+        self.acks_q.wr_c.next = self.zero1.val();
+        self.acks_q.tail.next = self.acks_tail.q.val();
+        if self.ack_push.val() {
+            self.acks_tail.d.next = self.acks_tail.q.val() + self.one5.val();
+        }
+        self.ack_out.next = self.acks_q.out_a.val();
+        // (The release condition is spelled out in both uses: see the requester.)
+        self.ack_valid.next = self.acks_q.out_valid.val()
+            & ((self.done_seq.q.val() - self.acks_q.out_a.val().get_bits::<16>(self.a_wseq.val().index())) < self.half16.val());
+        self.acks_q.out_ready.next = self.ack_ready.val()
+            & ((self.done_seq.q.val() - self.acks_q.out_a.val().get_bits::<16>(self.a_wseq.val().index())) < self.half16.val());
+        self.ack_syndrome.next = self.ack_out.val().get_bits::<8>(self.a_syndrome.val().index());
+        self.ack_psn.next = self.ack_out.val().get_bits::<24>(self.a_psn.val().index());
+        self.ack_msn.next = self.ack_out.val().get_bits::<24>(self.a_msn.val().index());
+        self.ack_dest_qp.next = self.ack_out.val().get_bits::<24>(self.a_dest_qp.val().index());
+        self.ack_eth_dst.next = self.ack_out.val().get_bits::<48>(self.a_mac.val().index());
+        self.ack_ipv6.next = self.ack_out.val().get_bit(self.a_ipv6.val().index());
+        self.ack_vlan.next = self.ack_out.val().get_bit(self.a_vlan.val().index());
+        self.ack_vlan_tci.next = self.ack_out.val().get_bits::<16>(self.a_vlan_tci.val().index());
+        self.ack_dscp.next = self.ack_out.val().get_bits::<6>(self.a_dscp.val().index());
+        self.ack_ecn.next = self.ack_out.val().get_bits::<2>(self.a_ecn.val().index());
+        self.ack_ttl.next = self.ack_out.val().get_bits::<8>(self.a_ttl.val().index());
+        self.ack_flow_label.next = self.ack_out.val().get_bits::<20>(self.a_flow_label.val().index());
+        self.ack_udp_src_port.next = self.ack_out.val().get_bits::<16>(self.a_udp_sport.val().index());
+        self.ack_ip_dst.next = self.ack_out.val().get_bits::<128>(self.a_ip.val().index());
+        self.ack_pkey.next = self.ack_out.val().get_bits::<16>(self.a_pkey.val().index());
 
         // The FSM.
         if (self.state.q.val() == self.p_idle.val()) & self.rec_valid.val() {
@@ -423,10 +511,10 @@ impl Logic for Responder {
             self.r_dma_len.d.next = self.rec_word0.val().get_bits::<32>(self.r_dma_len_at.val().index());
             self.resp.d.next = false;
             self.cmd_done.d.next = false;
-            self.state.d.next = self.p_load.val();
+            self.fwd.d.next = self.dirty.q.val() & (self.rec_qp.val() == self.r_qp.q.val());
+            self.state.d.next = self.p_check.val();
         }
-        if self.state.q.val() == self.p_load.val() {
-            self.c_state.d.next = self.qp_word.val().get_bits::<3>(self.o_state.val().index());
+        if self.state.q.val() == self.p_check.val() {
             self.c_dest_qpn.d.next = self.qp_word.val().get_bits::<24>(self.o_dest_qpn.val().index());
             self.c_mac.d.next = self.qp_word.val().get_bits::<48>(self.o_mac.val().index());
             self.c_flags.d.next = self.qp_word.val().get_bits::<2>(self.o_flags.val().index());
@@ -436,32 +524,38 @@ impl Logic for Responder {
             self.c_udp_sport.d.next = self.qp_word.val().get_bits::<16>(self.o_udp_sport.val().index());
             self.c_ip.d.next = self.qp_word.val().get_bits::<128>(self.o_ip.val().index());
             self.c_pkey.d.next = self.qp_word.val().get_bits::<16>(self.o_pkey.val().index());
-            self.c_pmtu.d.next = self.qp_word.val().get_bits::<4>(self.o_pmtu.val().index());
-            self.c_pd.d.next = self.qp_word.val().get_bits::<16>(self.o_pd.val().index());
-            self.epsn.d.next = self.st.val().get_bits::<24>(0);
-            self.msn.d.next = self.st.val().get_bits::<24>(24);
-            self.in_msg.d.next = self.st.val().get_bit(48);
-            self.nak_sent.d.next = self.st.val().get_bit(49);
-            self.w_va.d.next = self.st.val().get_bits::<64>(50);
-            self.w_left.d.next = self.st.val().get_bits::<32>(114);
-            self.state.d.next = self.p_check.val();
+            self.epsn.d.next = self.k_epsn.val();
+            self.msn.d.next = self.k_msn.val();
+            self.in_msg.d.next = self.k_in_msg.val();
+            self.nak_sent.d.next = self.k_nak_sent.val();
+            self.w_va.d.next = self.k_va.val();
+            self.w_left.d.next = self.k_left.val();
         }
         // The checks in order: the first failing one decides the outcome.
-        self.fail_qp.next = !self.r_qp_ok.q.val() | ((self.c_state.q.val() != self.rtr.val()) & (self.c_state.q.val() != self.rts.val()));
+        self.fail_qp.next = !self.r_qp_ok.q.val() | ((self.k_state.val() != self.rtr.val()) & (self.k_state.val() != self.rts.val()));
         self.fail_op.next = !self.fail_qp.val() & !self.is_write.val();
         self.ok_op.next = !self.fail_qp.val() & self.is_write.val();
         self.fail_dup.next = self.ok_op.val() & self.diff.val().get_bit(23);
         self.fail_seq.next = self.ok_op.val() & (self.diff.val() != self.zero24.val()) & !self.diff.val().get_bit(23);
         self.in_seq.next = self.ok_op.val() & (self.diff.val() == self.zero24.val());
-        self.fail_order.next = self.in_seq.val() & (self.first.val() == self.in_msg.q.val());
-        self.fail_len.next = self.in_seq.val() & (self.first.val() != self.in_msg.q.val()) & !self.len_ok.val();
-        self.pass_all.next = self.in_seq.val() & (self.first.val() != self.in_msg.q.val()) & self.len_ok.val();
+        self.fail_order.next = self.in_seq.val() & (self.first.val() == self.k_in_msg.val());
+        self.fail_len.next = self.in_seq.val() & (self.first.val() != self.k_in_msg.val()) & !self.len_ok.val();
+        self.pass_all.next = self.in_seq.val() & (self.first.val() != self.k_in_msg.val()) & self.len_ok.val();
+        // Remote key check of the whole RETH range.
+        // Issued as the checks pass (FIRST / ONLY), so every verdict has its packet waiting.
+        self.mr_valid.next = (self.state.q.val() == self.p_check.val()) & self.pass_all.val() & self.first.val();
+        self.mr_key.next = self.r_rkey.q.val();
+        self.mr_pd.next = self.k_pd.val();
+        self.mr_addr.next = self.r_va.q.val();
+        self.mr_len.next = self.r_dma_len.q.val();
+        self.mr_need.next = self.need_write.val();
+
         if self.state.q.val() == self.p_check.val() {
             self.state.d.next = self.p_drain.val();
             if self.pass_all.val() {
                 self.state.d.next = self.p_write.val();
                 if self.first.val() {
-                    self.state.d.next = self.p_mr.val();
+                    self.state.d.next = self.p_mr_wait.val();
                 }
             }
             if self.fail_qp.val() {
@@ -479,11 +573,11 @@ impl Logic for Responder {
             }
             if self.fail_seq.val() {
                 // Ahead of the expected PSN: packets were lost. One NAK until the ePSN arrives.
-                self.resp.d.next = !self.nak_sent.q.val();
+                self.resp.d.next = !self.k_nak_sent.val();
                 self.resp_syn.d.next = self.syn_seq.val();
-                self.resp_psn.d.next = self.epsn.q.val();
+                self.resp_psn.d.next = self.k_epsn.val();
                 self.nak_sent.d.next = true;
-                if !self.nak_sent.q.val() {
+                if !self.k_nak_sent.val() {
                     self.n_naks_seq.d.next = self.n_naks_seq.q.val() + self.one32.val();
                 }
             }
@@ -493,9 +587,6 @@ impl Logic for Responder {
                 self.resp_psn.d.next = self.r_psn.q.val();
                 self.n_naks_invalid.d.next = self.n_naks_invalid.q.val() + self.one32.val();
             }
-        }
-        if self.state.q.val() == self.p_mr.val() {
-            self.state.d.next = self.p_mr_wait.val();
         }
         if (self.state.q.val() == self.p_mr_wait.val()) & self.mr_res_valid.val() {
             self.state.d.next = self.p_write.val();
@@ -530,26 +621,22 @@ impl Logic for Responder {
                 self.resp.d.next = self.r_ack_req.q.val();
                 self.resp_syn.d.next = self.syn_ack.val();
                 self.resp_psn.d.next = self.r_psn.q.val();
-                self.state.d.next = self.p_store.val();
+                self.dirty.d.next = true;
+                self.state.d.next = self.p_idle.val();
                 if self.r_ack_req.q.val() {
-                    self.state.d.next = self.p_wait_done.val();
+                    self.state.d.next = self.p_ack.val();
                 }
             }
         }
-        if (self.state.q.val() == self.p_wait_done.val()) & (self.writes_out.q.val() == self.zero8.val()) {
-            self.state.d.next = self.p_ack.val();
-        }
         if (self.state.q.val() == self.p_drain.val()) & ((self.beat_last.val()) | !self.has_payload.val()) {
-            self.state.d.next = self.p_store.val();
+            self.dirty.d.next = true;
+            self.state.d.next = self.p_idle.val();
             if self.resp.q.val() {
                 self.state.d.next = self.p_ack.val();
             }
         }
-        if (self.state.q.val() == self.p_ack.val()) & self.ack_ready.val() {
+        if self.ack_push.val() {
             self.n_acks.d.next = self.n_acks.q.val() + self.one32.val();
-            self.state.d.next = self.p_store.val();
-        }
-        if (self.state.q.val() == self.p_store.val()) & !self.commit_ok.val() {
             self.state.d.next = self.p_idle.val();
         }
         self.len64.len.next = self.r_len.q.val();

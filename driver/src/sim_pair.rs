@@ -1,0 +1,108 @@
+//! Two simulated cards on a link, each driven through the verbs API, with QPs connected
+//! between them: what the end-to-end tests, the benchmarks and `rnic sim demo` set up.
+
+use crate::device::Device;
+use crate::sim_bus::WorldCard;
+use crate::verbs::{Context, Path, Pd, Qp, QpAttr, QpState, VerbsError};
+use rnic_sim::world::{LinkConfig, World};
+use rnic_spec::qp::{PortAddress, RemoteIp};
+use rnic_spec::wire::eth::Vlan;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+pub type Card = Context<WorldCard>;
+
+/// Port `i`'s addresses: documentation ranges only (192.0.2.0/24, 2001:db8::/32).
+pub fn port(i: u8) -> PortAddress {
+    let mut ipv6 = [0u8; 16];
+    ipv6[..4].copy_from_slice(&[0x20, 0x01, 0x0d, 0xb8]);
+    ipv6[15] = i + 1;
+    PortAddress { mac: [0x02, 0, 0, 0, 0, i + 1], ipv4: [192, 0, 2, i + 1], ipv6 }
+}
+
+/// Why the simulated pair could not be set up.
+#[derive(Debug)]
+pub enum PairError {
+    Sim(rnic_sim::SimError),
+    Device(crate::device::DeviceError),
+    Verbs(VerbsError),
+}
+
+impl std::fmt::Display for PairError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PairError::Sim(e) => write!(f, "{e}"),
+            PairError::Device(e) => write!(f, "{e}"),
+            PairError::Verbs(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for PairError {}
+
+/// Two cards on a link, opened and given their port addresses.
+pub fn try_two_cards(link: LinkConfig) -> Result<(Rc<RefCell<World>>, Card, Card), PairError> {
+    let (world, [a, b]) = WorldCard::pair(World::new(link).map_err(PairError::Sim)?);
+    let a = Context::new(Device::open(a).map_err(PairError::Device)?, port(0)).map_err(PairError::Verbs)?;
+    let b = Context::new(Device::open(b).map_err(PairError::Device)?, port(1)).map_err(PairError::Verbs)?;
+    Ok((world, a, b))
+}
+
+/// [`try_two_cards`] for tests: panics on failure.
+pub fn two_cards(link: LinkConfig) -> (Rc<RefCell<World>>, Card, Card) {
+    try_two_cards(link).expect("two simulated cards")
+}
+
+/// How a QP's path looks on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathKind {
+    pub v6: bool,
+    pub vlan: Option<u16>,
+    pub pmtu: u32,
+}
+
+/// The path from a card with port `from` to port `to`.
+pub fn path(to: u8, kind: PathKind, flow: u32) -> Path {
+    let remote = port(to);
+    Path {
+        dest_mac: remote.mac,
+        remote_ip: if kind.v6 { RemoteIp::V6(remote.ipv6) } else { RemoteIp::V4(remote.ipv4) },
+        vlan: kind.vlan.map(|vid| Vlan { pcp: 3, dei: false, vid }),
+        dscp: 26,
+        ecn: 2,
+        hop_limit: 64,
+        flow_label: if kind.v6 { flow & 0xF_FFFF } else { 0 },
+    }
+}
+
+/// Move `qp` through Init and Rtr to Rts.
+pub fn connect(card: &mut Card, qp: &mut Qp, to: u8, kind: PathKind, dest_qpn: u32, rq_psn: u32, sq_psn: u32) -> Result<(), VerbsError> {
+    card.modify_qp(qp, QpState::Init, &QpAttr::default())?;
+    let rtr = QpAttr {
+        path: Some(path(to, kind, 0x12345 ^ qp.qpn)),
+        pmtu: Some(kind.pmtu),
+        dest_qpn: Some(dest_qpn),
+        rq_psn: Some(rq_psn),
+        ..Default::default()
+    };
+    card.modify_qp(qp, QpState::Rtr, &rtr)?;
+    card.modify_qp(qp, QpState::Rts, &QpAttr { sq_psn: Some(sq_psn), ..Default::default() })
+}
+
+/// A connected pair: a QP on card 0 and one on card 1, each other's remote, send queues of
+/// `sq_entries`, with the given first PSN from 0 to 1 (and `back_psn` from 1 to 0).
+pub fn qp_pair(
+    a: &mut Card,
+    b: &mut Card,
+    pds: (Pd, Pd),
+    kind: PathKind,
+    sq_entries: u32,
+    psns: (u32, u32),
+) -> Result<(Qp, Qp), VerbsError> {
+    let (psn, back_psn) = psns;
+    let mut qa = a.create_qp(pds.0, sq_entries)?;
+    let mut qb = b.create_qp(pds.1, sq_entries)?;
+    connect(a, &mut qa, 1, kind, qb.qpn, back_psn, psn)?;
+    connect(b, &mut qb, 0, kind, qa.qpn, psn, back_psn)?;
+    Ok((qa, qb))
+}
