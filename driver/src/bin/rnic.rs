@@ -84,6 +84,19 @@ enum BenchCommand {
     Rx(BenchRxArgs),
     /// Transmit engine: RDMA WRITE packets of 0 … 4096 payload bytes back to back.
     Tx(BenchTxArgs),
+    /// RDMA WRITE goodput through the driver between two cards: 64 B … 1 MiB, PMTU 1024 and
+    /// 4096, 1 and 16 QPs.
+    Write(BenchWriteArgs),
+}
+
+#[derive(Args)]
+struct BenchWriteArgs {
+    /// Bytes to move per row (at least 64 and at most 512 messages are sent).
+    #[arg(long, default_value_t = 4 << 20, value_name = "BYTES")]
+    bytes: usize,
+    /// One JSON object per row.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -178,6 +191,15 @@ fn bench_rx(a: BenchRxArgs) -> Result<(), String> {
     }
     let rows = rnic_driver::bench::rx(a.frames);
     print!("{}", if a.json { rnic_driver::bench::rx_json(&rows) } else { rnic_driver::bench::rx_table(&rows) });
+    Ok(())
+}
+
+fn bench_write(a: BenchWriteArgs) -> Result<(), String> {
+    if a.bytes == 0 {
+        return Err("--bytes must be at least 1".into());
+    }
+    let rows = rnic_driver::bench::write(a.bytes)?;
+    print!("{}", if a.json { rnic_driver::bench::write_json(&rows) } else { rnic_driver::bench::write_table(&rows) });
     Ok(())
 }
 
@@ -277,6 +299,7 @@ fn main() -> ExitCode {
         Command::Sim(SimCommand::Tx(a)) => sim_tx(a),
         Command::Sim(SimCommand::Bench(BenchCommand::Rx(a))) => bench_rx(a),
         Command::Sim(SimCommand::Bench(BenchCommand::Tx(a))) => bench_tx(a),
+        Command::Sim(SimCommand::Bench(BenchCommand::Write(a))) => bench_write(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
