@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod bus;
+pub mod demo;
 pub mod device;
 pub mod sim_bus;
 pub mod sim_pair;

@@ -51,9 +51,25 @@ enum SimCommand {
     /// Send random packets through the transmit engine, check each against the reference
     /// model, and optionally capture them.
     Tx(TxArgs),
+    /// Two simulated cards: RDMA WRITEs through the driver from 1 byte to 1 MiB over IPv4
+    /// and IPv6 with a VLAN tag, every destination byte and every ACK checked.
+    Demo(DemoArgs),
     /// Benchmarks in simulated clock cycles.
     #[command(subcommand)]
     Bench(BenchCommand),
+}
+
+#[derive(Args)]
+struct DemoArgs {
+    /// Write every frame on the link to this capture (pcap, Ethernet, simulated timestamps).
+    #[arg(long, value_name = "OUT")]
+    pcap: Option<PathBuf>,
+    /// Write VCD waveforms of both cards (FILE and FILE.1.vcd).
+    #[arg(long, value_name = "FILE.vcd")]
+    trace: Option<PathBuf>,
+    /// One JSON object per operation, then a summary.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -194,6 +210,20 @@ fn bench_rx(a: BenchRxArgs) -> Result<(), String> {
     Ok(())
 }
 
+fn demo(a: DemoArgs) -> Result<(), String> {
+    let trace = a.trace.as_ref().map(|p| p.display().to_string());
+    let mut d = rnic_driver::demo::run(trace.as_deref())?;
+    print!("{}", if a.json { rnic_driver::demo::json(&mut d)? } else { rnic_driver::demo::table(&mut d)? });
+    if let Some(path) = &a.pcap {
+        std::fs::write(path, d.world.borrow().pcap()).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    let failed = d.rows.iter().filter(|r| !r.ok()).count();
+    if failed > 0 {
+        return Err(format!("{failed} operations failed their checks"));
+    }
+    Ok(())
+}
+
 fn bench_write(a: BenchWriteArgs) -> Result<(), String> {
     if a.bytes == 0 {
         return Err("--bytes must be at least 1".into());
@@ -300,6 +330,7 @@ fn main() -> ExitCode {
         Command::Sim(SimCommand::Bench(BenchCommand::Rx(a))) => bench_rx(a),
         Command::Sim(SimCommand::Bench(BenchCommand::Tx(a))) => bench_tx(a),
         Command::Sim(SimCommand::Bench(BenchCommand::Write(a))) => bench_write(a),
+        Command::Sim(SimCommand::Demo(a)) => demo(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
