@@ -165,6 +165,44 @@ impl<B: Bus> Device<B> {
         Ok(out)
     }
 
+    /// Stage a QP context in the `qp` block and commit it to QP `qpn` (its send queue restarts
+    /// at index 0; the responder's expected PSN is the context's).
+    pub fn write_qp(&mut self, qpn: u32, ctx: &rnic_spec::qp::QpContext) -> Result<(), DeviceError> {
+        for (name, value) in ctx.registers() {
+            self.write("qp", name, value)?;
+        }
+        self.write("qp", "commit", qpn)
+    }
+
+    /// Stage a memory region in the `mr` block and commit it into its key's slot.
+    pub fn write_mr(&mut self, mr: &rnic_spec::mr::MemoryRegion) -> Result<(), DeviceError> {
+        for (name, value) in [
+            ("key", mr.key),
+            ("base_lo", mr.base as u32),
+            ("base_hi", (mr.base >> 32) as u32),
+            ("length", mr.length),
+            ("access", mr.access as u32),
+            ("pd", mr.pd as u32),
+        ] {
+            self.write("mr", name, value)?;
+        }
+        self.write("mr", "commit", 1)
+    }
+
+    /// Empty the memory-region slot of `key`.
+    pub fn clear_mr(&mut self, key: u32) -> Result<(), DeviceError> {
+        self.write("mr", "key", key)?;
+        self.write("mr", "commit", 0)
+    }
+
+    /// Set the port's source addresses.
+    pub fn write_port(&mut self, port: &rnic_spec::qp::PortAddress) -> Result<(), DeviceError> {
+        for (name, value) in port.registers() {
+            self.write("port", name, value)?;
+        }
+        Ok(())
+    }
+
     /// Soft-MAC mode: the card appends and checks the Ethernet FCS.
     pub fn set_soft_fcs(&mut self, on: bool) -> Result<(), DeviceError> {
         let v = self.read("port", "control")?;

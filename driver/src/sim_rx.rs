@@ -13,6 +13,8 @@ pub enum SimRxError {
     Capture { path: String, err: rnic_sim::pcap::PcapError },
     EmptyFrame { path: String, index: usize },
     Sim(rnic_sim::SimError),
+    Config { path: String, err: String },
+    Card(String),
 }
 
 impl std::fmt::Display for SimRxError {
@@ -26,6 +28,8 @@ impl std::fmt::Display for SimRxError {
                 write!(f, "{path}: frame {index} is empty; a MAC delivers no empty frames (remove it from the capture)")
             }
             SimRxError::Sim(e) => write!(f, "simulator: {e}"),
+            SimRxError::Config { path, err } => write!(f, "{path}: {err}"),
+            SimRxError::Card(e) => write!(f, "simulated card: {e}"),
         }
     }
 }
@@ -41,15 +45,21 @@ pub struct Report {
     pub cycles: u64,
 }
 
-/// Read `pcap` and replay it; `fcs` says the frames end with their Ethernet FCS; `trace` names
-/// a VCD file for the waveform.
-pub fn run(pcap: &Path, fcs: bool, trace: Option<&Path>) -> Result<Report, SimRxError> {
+/// The frames of a capture file, none empty.
+pub fn read_capture(pcap: &Path) -> Result<Vec<Vec<u8>>, SimRxError> {
     let path = pcap.display().to_string();
     let bytes = std::fs::read(pcap).map_err(|err| SimRxError::Read { path: path.clone(), err })?;
     let frames = rnic_sim::pcap::read(&bytes).map_err(|err| SimRxError::Capture { path: path.clone(), err })?;
     if let Some(index) = frames.iter().position(|f| f.is_empty()) {
         return Err(SimRxError::EmptyFrame { path, index });
     }
+    Ok(frames)
+}
+
+/// Read `pcap` and replay it; `fcs` says the frames end with their Ethernet FCS; `trace` names
+/// a VCD file for the waveform.
+pub fn run(pcap: &Path, fcs: bool, trace: Option<&Path>) -> Result<Report, SimRxError> {
+    let frames = read_capture(pcap)?;
     let trace = trace.map(|t| t.display().to_string());
     let (records, counters) = rnic_sim::rx::replay(&frames, fcs, trace.as_deref()).map_err(SimRxError::Sim)?;
     let cycles = records.last().map_or(0, |r| r.cycle);
@@ -140,5 +150,79 @@ impl Report {
             .expect("string");
         writeln!(out, "{}", self.summary_line()).expect("string");
         out
+    }
+}
+
+/// What a configured card did with a replayed capture: the frames it sent back (ACKs and
+/// NAKs, without FCS) and all its counters.
+#[derive(Debug)]
+pub struct Responses {
+    pub frames: Vec<Vec<u8>>,
+    pub counters: Vec<(&'static str, &'static str, u32)>,
+    /// Receive buffers in the configuration (not used: SEND is not served yet).
+    pub recv_buffers: usize,
+}
+
+/// Replay `frames` into a whole simulated card configured by `config` (`rnic_spec::config`),
+/// paced as a 100 Gb/s link delivers them, and collect what the card sends in response.
+pub fn respond(frames: &[Vec<u8>], config_path: &Path, fcs: bool) -> Result<Responses, SimRxError> {
+    use crate::device::Device;
+    use crate::sim_bus::SimCard;
+    use rnic_spec::config::NicConfig;
+    let path = config_path.display().to_string();
+    let text = std::fs::read_to_string(config_path).map_err(|e| SimRxError::Config {
+        path: path.clone(),
+        err: format!("cannot read it: {e} (give a TOML file as documented in spec/src/config.rs)"),
+    })?;
+    let config = NicConfig::parse(&text).map_err(|e| SimRxError::Config { path: path.clone(), err: e.to_string() })?;
+    let fcs = fcs || config.port.fcs;
+    let card_err = |e: crate::device::DeviceError| SimRxError::Card(e.to_string());
+    let nic = rnic_sim::nic::NicSim::new().map_err(SimRxError::Sim)?;
+    let mut dev = Device::open(SimCard::new(nic)).map_err(card_err)?;
+    dev.set_soft_fcs(fcs).map_err(card_err)?;
+    dev.write_port(&config.port().map_err(|e| SimRxError::Config { path: path.clone(), err: e.to_string() })?).map_err(card_err)?;
+    for (qpn, ctx) in config.qps().map_err(|e| SimRxError::Config { path: path.clone(), err: e.to_string() })? {
+        dev.write_qp(qpn, &ctx).map_err(card_err)?;
+    }
+    for mr in config.regions().map_err(|e| SimRxError::Config { path: path.clone(), err: e.to_string() })? {
+        dev.write_mr(&mr).map_err(card_err)?;
+    }
+    let nic = &mut dev.bus().nic;
+    let before = nic.sent().len();
+    for f in frames {
+        let frame = rnic_spec::wire::as_on_wire(f, fcs);
+        nic.receive(&frame);
+        // A 100 Gb/s link: the frame with preamble and gap, less the beats it took.
+        let wire = ((frame.len() + if fcs { 0 } else { 4 } + rnic_sim::world::WIRE_OVERHEAD) as f64 * 8.0 / 100.0 * 0.25).ceil() as u64;
+        nic.idle(wire.saturating_sub(frame.len().div_ceil(64) as u64));
+    }
+    nic.idle(2_000);
+    let sent: Vec<Vec<u8>> = nic.sent()[before..]
+        .iter()
+        .map(|(_, f)| if fcs { f[..f.len().saturating_sub(4)].to_vec() } else { f.clone() })
+        .collect();
+    let counters = dev.stats().map_err(card_err)?;
+    Ok(Responses { frames: sent, counters, recv_buffers: config.recv.len() })
+}
+
+impl Responses {
+    pub fn table(&self) -> String {
+        let mut out = String::from("\nconfigured card:\n");
+        for (b, n, v) in self.counters.iter().filter(|c| c.2 != 0 && c.0 != "rx_counters") {
+            writeln!(out, "  {:<28} {v}", format!("{b}.{n}")).expect("string");
+        }
+        writeln!(out, "  {} frames sent in response", self.frames.len()).expect("string");
+        if self.recv_buffers > 0 {
+            writeln!(out, "  note: {} receive buffers configured, not used (SEND is not served yet)", self.recv_buffers).expect("string");
+        }
+        out
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        let mut m = serde_json::Map::new();
+        for (b, n, v) in &self.counters {
+            m.insert(format!("{b}.{n}"), json!(v));
+        }
+        json!({ "responses": self.frames.len(), "counters": m })
     }
 }

@@ -207,9 +207,7 @@ impl<B: Bus> Context<B> {
         if info.features & regs::feature::REQUESTER == 0 || info.qps < FIRST_QPN + 1 || info.mrs < 2 {
             return Err(VerbsError::Unsupported("a card without the requester"));
         }
-        for (name, value) in port.registers() {
-            dev.write("port", name, value)?;
-        }
+        dev.write_port(&port)?;
         let mut qps = vec![false; info.qps as usize];
         qps[..FIRST_QPN as usize].fill(true);
         Ok(Context { dev, port, next_pd: 1, qps, mrs: vec![None; info.mrs as usize], key_generation: 0 })
@@ -254,17 +252,7 @@ impl<B: Bus> Context<B> {
         let key = (self.key_generation << regs::MR_SLOT_BITS) | slot as u32;
         let region = MemoryRegion { key, base: iova, length: len, access, pd: pd.0 };
         debug_assert_eq!(mr::slot(key, self.mrs.len()), slot);
-        for (name, value) in [
-            ("key", key),
-            ("base_lo", iova as u32),
-            ("base_hi", (iova >> 32) as u32),
-            ("length", len),
-            ("access", access as u32),
-            ("pd", pd.0 as u32),
-        ] {
-            self.dev.write("mr", name, value)?;
-        }
-        self.dev.write("mr", "commit", 1)?;
+        self.dev.write_mr(&region)?;
         self.mrs[slot] = Some(region);
         Ok(Mr { region })
     }
@@ -274,8 +262,7 @@ impl<B: Bus> Context<B> {
         if self.mrs[slot] != Some(mr.region) {
             return Err(VerbsError::UnknownMr(mr.key()));
         }
-        self.dev.write("mr", "key", mr.key())?;
-        self.dev.write("mr", "commit", 0)?;
+        self.dev.clear_mr(mr.key())?;
         self.mrs[slot] = None;
         Ok(())
     }
@@ -377,11 +364,7 @@ impl<B: Bus> Context<B> {
             // Changing a sending QP's context would lose its queue position.
             return Err(VerbsError::BadAttribute("state", "a QP with posted work can only go to Reset".into()));
         }
-        for (name, value) in qp.ctx.registers() {
-            self.dev.write("qp", name, value)?;
-        }
-        self.dev.write("qp", "commit", qp.qpn)?;
-        Ok(())
+        Ok(self.dev.write_qp(qp.qpn, &qp.ctx)?)
     }
 
     pub fn destroy_qp(&mut self, mut qp: Qp) -> Result<(), VerbsError> {

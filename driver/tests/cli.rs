@@ -65,9 +65,9 @@ fn errors_name_the_problem_and_the_fix() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("frame 1 is empty"));
 
-    let out = rnic(&["sim", "rx", "--pcap", &vector("good_fcs.pcap"), "--config", "nic.toml"]);
+    let out = rnic(&["sim", "rx", "--pcap", &vector("good_fcs.pcap"), "--config", "/nonexistent/nic.toml"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8(out.stderr).unwrap().contains("--config is not supported yet"));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("/nonexistent/nic.toml: cannot read it"));
 }
 
 #[test]
@@ -155,4 +155,102 @@ fn sim_demo_checks_every_byte_and_captures_valid_roce_frames() {
         v6 += matches!(r.packet.unwrap().ip, rnic_spec::wire::packet::IpHeader::V6(_)) as usize;
     }
     assert!(v6 > 0 && v6 < frames.len());
+}
+
+#[test]
+fn sim_rx_config_answers_requests_like_the_reference_responder() {
+    use rnic_spec::qp::{PortAddress, QpContext};
+    use rnic_spec::responder::RspState;
+    use rnic_spec::wire::ib::Reth;
+    use rnic_spec::wire::tx::{IpPair, TxDescriptor};
+    let dir = std::env::temp_dir().join(format!("rnic-cli-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = r#"
+[port]
+mac = "02:00:00:00:00:02"
+ipv4 = "192.0.2.2"
+
+[[qp]]
+qpn = 0x11
+remote_qpn = 0x2a
+remote_mac = "02:00:00:00:00:01"
+remote_ip = "192.0.2.1"
+pmtu = 1024
+expected_psn = 100
+
+[[mr]]
+key = 0x1234
+iova = 0x10000000
+length = 8192
+access = ["remote_write"]
+"#;
+    std::fs::write(dir.join("nic.toml"), config).unwrap();
+    let cfg = rnic_spec::config::NicConfig::parse(config).unwrap();
+    let port = cfg.port().unwrap();
+    let (_, ctx): (u32, QpContext) = cfg.qps().unwrap()[0];
+    let mut mrs = vec![None; 256];
+    for m in cfg.regions().unwrap() {
+        mrs[rnic_spec::mr::slot(m.key, 256)] = Some(m);
+    }
+    // Requests from 192.0.2.1: a 3-packet WRITE, a bad rkey, a PSN gap, a duplicate.
+    let peer = PortAddress { mac: [2, 0, 0, 0, 0, 1], ipv4: [192, 0, 2, 1], ipv6: [0; 16] };
+    let req = |opcode: u8, psn: u32, reth: Reth, len: usize, ack_req: bool| {
+        let d = TxDescriptor {
+            eth_dst: port.mac,
+            eth_src: peer.mac,
+            vlan: None,
+            ip: IpPair::V4 { src: peer.ipv4, dst: port.ipv4 },
+            dscp: 0,
+            ecn: 2,
+            ttl: 64,
+            flow_label: 0,
+            udp_src_port: 0xC123,
+            opcode,
+            se: false,
+            pkey: 0xFFFF,
+            dest_qp: 0x11,
+            ack_req,
+            psn,
+            reth,
+            imm: 0,
+            aeth: Default::default(),
+            payload_len: len as u16,
+        };
+        d.packet(&vec![0xA5; len]).unwrap()
+    };
+    let r = |va, rkey, dma_len| Reth { va, rkey, dma_len };
+    let packets = [
+        req(0x06, 100, r(0x1000_0000, 0x1234, 2500), 1024, false),
+        req(0x07, 101, Reth::default(), 1024, false),
+        req(0x08, 102, Reth::default(), 452, true),
+        req(0x0A, 103, r(0x1000_0000, 0x9934, 8), 8, true),
+        req(0x0A, 110, r(0x1000_0000, 0x1234, 8), 8, true),
+        req(0x0A, 101, r(0x1000_0000, 0x1234, 8), 8, true),
+    ];
+    let frames: Vec<(u64, Vec<u8>)> = packets.iter().enumerate().map(|(i, p)| (i as u64, p.frame())).collect();
+    std::fs::write(dir.join("in.pcap"), rnic_sim::pcap::write(&frames)).unwrap();
+    let mut state = RspState::new(ctx.rq_psn);
+    let want: Vec<Vec<u8>> = packets
+        .iter()
+        .filter_map(|p| state.receive(Some(&ctx), &mrs, p).1)
+        .map(|resp| resp.descriptor(&port, &ctx).packet(&[]).unwrap().frame())
+        .collect();
+    assert_eq!(want.len(), 4, "an ACK, a NAK remote access, a NAK sequence, an ACK of the duplicate");
+
+    let p = |n: &str| dir.join(n).to_str().unwrap().to_string();
+    let out = rnic(&["sim", "rx", "--pcap", &p("in.pcap"), "--config", &p("nic.toml"), "--pcap-out", &p("out.pcap")]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("responder.placed") && text.contains("4 frames sent in response"), "{text}");
+    let got = rnic_sim::pcap::read(&std::fs::read(dir.join("out.pcap")).unwrap()).unwrap();
+    assert_eq!(got, want, "the card's answers are the reference responder's");
+
+    // Configuration errors name the entry, the field and the fix.
+    std::fs::write(dir.join("bad.toml"), config.replace("pmtu = 1024", "pmtu = 1500")).unwrap();
+    let out = rnic(&["sim", "rx", "--pcap", &p("in.pcap"), "--config", &p("bad.toml")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("qp[0].pmtu: 1500 is not 256, 512, 1024, 2048 or 4096"));
+    let out = rnic(&["sim", "rx", "--pcap", &p("in.pcap"), "--pcap-out", &p("x.pcap")]);
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -150,30 +150,51 @@ struct RxArgs {
     /// Write a VCD waveform of the whole receive pipeline to this file.
     #[arg(long, value_name = "FILE.vcd")]
     trace: Option<PathBuf>,
-    /// NIC configuration (addresses, QPs, memory regions): not supported yet.
+    /// NIC configuration (port addresses, QPs, memory regions; TOML, see spec/src/config.rs):
+    /// the capture is also replayed into a whole card so configured, which answers requests.
     #[arg(long, value_name = "NIC.toml")]
     config: Option<PathBuf>,
-    /// Write the frames the NIC sends in response: not supported yet.
+    /// With --config: write the frames the card sends in response (ACK / NAK) to this capture.
     #[arg(long, value_name = "OUT")]
     pcap_out: Option<PathBuf>,
 }
 
 fn sim_rx(a: RxArgs) -> Result<(), String> {
-    if a.config.is_some() {
-        return Err("--config is not supported yet: the receive pipeline has no QP or memory state to configure \
-                    until the responder exists; run without --config"
-            .into());
-    }
-    if a.pcap_out.is_some() {
-        return Err("--pcap-out is not supported yet: the simulated NIC sends no responses until the responder \
-                    exists; run without --pcap-out"
-            .into());
+    if a.pcap_out.is_some() && a.config.is_none() {
+        return Err("--pcap-out needs --config: only a configured card (QPs, memory regions) answers requests".into());
     }
     let report = rnic_driver::sim_rx::run(&a.pcap, a.fcs, a.trace.as_deref()).map_err(|e| e.to_string())?;
+    let responses = match &a.config {
+        Some(config) => {
+            let frames = rnic_driver::sim_rx::read_capture(&a.pcap).map_err(|e| e.to_string())?;
+            Some(rnic_driver::sim_rx::respond(&frames, config, a.fcs).map_err(|e| e.to_string())?)
+        }
+        None => None,
+    };
     if a.json {
-        print!("{}", report.json_lines());
+        let text = report.json_lines();
+        match &responses {
+            // The card's answers join the summary object (the last line).
+            Some(r) => {
+                let mut lines: Vec<&str> = text.lines().collect();
+                let mut summary: serde_json::Value = serde_json::from_str(lines.pop().expect("summary")).map_err(|e| e.to_string())?;
+                summary["summary"]["card"] = r.json();
+                for l in lines {
+                    println!("{l}");
+                }
+                println!("{summary}");
+            }
+            None => print!("{text}"),
+        }
     } else {
         print!("{}", report.table());
+        if let Some(r) = &responses {
+            print!("{}", r.table());
+        }
+    }
+    if let (Some(path), Some(r)) = (&a.pcap_out, &responses) {
+        let frames: Vec<(u64, Vec<u8>)> = r.frames.iter().enumerate().map(|(i, f)| (i as u64, f.clone())).collect();
+        std::fs::write(path, rnic_sim::pcap::write(&frames)).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(())
 }
