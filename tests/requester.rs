@@ -90,18 +90,7 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
                 rkey: rng.gen(),
                 imm: rng.gen(),
             };
-            let wqe = SendWqe {
-                wr_id: wr.wr_id,
-                op: wr.op as u8,
-                flags: wr.flags,
-                imm: wr.imm,
-                local_addr: wr.local_addr,
-                length: wr.length,
-                lkey: wr.lkey,
-                remote_addr: wr.remote_addr,
-                rkey: wr.rkey,
-            };
-            wqes[i].push((wqe, bad));
+            wqes[i].push((wr.wqe(), bad));
             refused += bad as u32;
             list.push(wr);
         }

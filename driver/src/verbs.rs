@@ -165,6 +165,23 @@ pub struct SendWr {
     pub imm: u32,
 }
 
+impl SendWr {
+    /// The send WQE that carries this request.
+    pub fn wqe(&self) -> SendWqe {
+        SendWqe {
+            wr_id: self.wr_id,
+            op: self.op as u8,
+            flags: self.flags,
+            imm: self.imm,
+            local_addr: self.local_addr,
+            length: self.length,
+            lkey: self.lkey,
+            remote_addr: self.remote_addr,
+            rkey: self.rkey,
+        }
+    }
+}
+
 /// A queue pair.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Qp {
@@ -389,17 +406,7 @@ impl<B: Bus> Context<B> {
             return Err(VerbsError::SendQueueFull { qpn: qp.qpn, size: qp.sq_size() });
         }
         for wr in wrs {
-            let wqe = SendWqe {
-                wr_id: wr.wr_id,
-                op: wr.op as u8,
-                flags: wr.flags,
-                imm: wr.imm,
-                local_addr: wr.local_addr,
-                length: wr.length,
-                lkey: wr.lkey,
-                remote_addr: wr.remote_addr,
-                rkey: wr.rkey,
-            };
+            let wqe = wr.wqe();
             let slot = qp.sq_pi as u64 & (qp.sq_size() as u64 - 1);
             self.write_buf(qp.sq.iova + slot * SEND_WQE_LEN as u64, &wqe.pack())?;
             qp.sq_pi = qp.sq_pi.wrapping_add(1);

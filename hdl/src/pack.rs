@@ -67,3 +67,10 @@ macro_rules! pack_word {
     (@msb msb_first) => { true };
     (@msb lsb_first) => { false };
 }
+
+/// Bit offset (plus `plus`) of field `name` in a word packed lsb first from `fields` (a
+/// [`pack_word!`] block's `FIELDS`), as a constant for `get_bits` offsets.
+pub fn field_at(fields: &[(&str, usize)], name: &str, plus: u64) -> rust_hdl::prelude::Constant<rust_hdl::prelude::Bits<9>> {
+    let i = fields.iter().position(|f| f.0 == name).unwrap_or_else(|| panic!("field {name}"));
+    crate::stream::c::<9>(fields[..i].iter().map(|f| f.1 as u64).sum::<u64>() + plus)
+}

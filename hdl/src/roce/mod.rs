@@ -1,6 +1,7 @@
 //! RoCE v2 transport: ICRC, BTH and extended-header parsing, the receive pipeline.
 
 pub mod icrc;
+pub mod qp_table;
 pub mod requester;
 pub mod responder;
 pub mod rx;

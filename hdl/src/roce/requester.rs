@@ -25,6 +25,8 @@
 
 use crate::pack_word;
 use crate::ram_fifo::RamFifo;
+pub use crate::roce::qp_table::QP_STAGE_WORDS;
+use crate::roce::qp_table::{ctx_at, QpTable, CTX_BITS};
 use crate::roce::tx_header::LEN_BITS;
 use crate::stream::c;
 use rnic_spec::desc::send_wqe;
@@ -32,25 +34,11 @@ use rnic_spec::qp::{MAX_MESSAGE, WQE_BATCH};
 use rnic_spec::regs::{qp_state, QPS, QP_SLOT_BITS};
 use rust_hdl::prelude::*;
 
-/// Words of the `qp` block's staging registers (`QpContext::registers` order); the RTL takes
-/// them by position: 0 state, 1 dest_qpn, 2/3 dest MAC low/high, 4 flags, 5 vlan_tci,
-/// 6 traffic, 7 flow_label, 8 udp_sport, 9..=12 dest IP (most significant first), 13 pkey,
-/// 14 pmtu, 15 sq_psn, 16/17 sq_base low/high, 18 sq_log_size, 19 pd, 20 rq_psn.
-pub const QP_STAGE_WORDS: usize = 21;
 /// Descriptors waiting for the transmit engine.
 const DESC_PTR: usize = 5;
 const DESC_ADDR: usize = 4;
 const READY_PTR: usize = QP_SLOT_BITS + 1;
 
-pack_word! {
-    /// A QP's context as its RAM holds it. The MAC, IP and ring base words sit side by side so
-    /// each is one slice.
-    lsb_first QpCtxWord: 377 {
-        state: 3, dest_qpn: 24, mac_lo: 32, mac_hi: 16, flags: 2, vlan_tci: 16, traffic: 16,
-        flow_label: 20, udp_sport: 16, ip3: 32, ip2: 32, ip1: 32, ip0: 32, pkey: 16, pmtu: 4,
-        base_lo: 32, base_hi: 32, log_size: 4, pd: 16,
-    }
-}
 pack_word! { lsb_first SqStateWord: 40 { ci: 16, psn: 24 } }
 pack_word! { lsb_first WqeOffset: 64 { zero: 6, index: 16 } }
 pack_word! { lsb_first BatchBytes: 16 { zero: 6, count: 3 } }
@@ -63,18 +51,8 @@ pack_word! {
     }
 }
 
-/// Bit offset of `name` in a word packed lsb first from `fields`.
-fn offset(fields: &[(&str, usize)], name: &str) -> Constant<Bits<9>> {
-    let i = fields.iter().position(|f| f.0 == name).unwrap_or_else(|| panic!("field {name}"));
-    c::<9>(fields[..i].iter().map(|f| f.1 as u64).sum())
-}
-
-fn ctx_at(name: &str) -> Constant<Bits<9>> {
-    offset(QpCtxWord::FIELDS, name)
-}
-
 fn desc_at(name: &str) -> Constant<Bits<9>> {
-    offset(TxDescWord::FIELDS, name)
+    crate::pack::field_at(TxDescWord::FIELDS, name, 0)
 }
 
 /// Bit offset of a send WQE field in its (byte 0 aligned) DMA beat.
@@ -161,12 +139,11 @@ crate::hdl_block! {
         pub wqes: Signal<Out, Bits<32>>,
         pub wqe_errors: Signal<Out, Bits<32>>,
 
-        ctx_ram: RAM<Bits<377>, QP_SLOT_BITS>,
+        ctx_table: QpTable,
         st_ram: RAM<Bits<40>, QP_SLOT_BITS>,
         pi_ram: RAM<Bits<16>, QP_SLOT_BITS>,
         ready: RamFifo<READY_PTR, QP_SLOT_BITS, QP_SLOT_BITS, 1, 1>,
         descs: RamFifo<DESC_PTR, DESC_ADDR, 493, 1, 1>,
-        ctx_word: QpCtxWord,
         st_commit: SqStateWord,
         st_back: SqStateWord,
         wqe_off: WqeOffset,
@@ -194,7 +171,6 @@ crate::hdl_block! {
         zero6: Constant<Bits<6>> = c::<6>(0),
         zero8: Constant<Bits<8>> = c::<8>(0),
         zero16: Constant<Bits<16>> = c::<16>(0),
-        zero24: Constant<Bits<24>> = c::<24>(0),
         zero32: Constant<Bits<32>> = c::<32>(0),
         one6: Constant<Bits<6>> = c::<6>(1),
         one16: Constant<Bits<16>> = c::<16>(1),
@@ -315,7 +291,7 @@ crate::hdl_block! {
         clr_mask: Signal<Local, Bits<QPS_BITS>>,
         fsm_clear: Signal<Local, Bit>,
         fsm_push: Signal<Local, Bit>,
-        ctx: Signal<Local, Bits<377>>,
+        ctx: Signal<Local, Bits<CTX_BITS>>,
         has_work: Signal<Local, Bit>,
         avail: Signal<Local, Bits<16>>,
         room: Signal<Local, Bits<16>>,
@@ -358,8 +334,7 @@ impl Logic for Requester {
             self.wq[i].clock.next = self.clock.val();
             self.wq[i].d.next = self.wq[i].q.val();
         }
-        self.ctx_ram.read_clock.next = self.clock.val();
-        self.ctx_ram.write_clock.next = self.clock.val();
+        self.ctx_table.clock.next = self.clock.val();
         self.st_ram.read_clock.next = self.clock.val();
         self.st_ram.write_clock.next = self.clock.val();
         self.pi_ram.read_clock.next = self.clock.val();
@@ -368,29 +343,12 @@ impl Logic for Requester {
         self.descs.clock.next = self.clock.val();
 
         // Commits: the staged context into the context RAM, the send queue reset.
-        self.commit_ok.next = self.qp_commit_valid.val() & (self.qp_commit.val().get_bits::<24>(8) == self.zero24.val());
-        self.ctx_word.state.next = self.qp_stage[0].val().get_bits::<3>(0);
-        self.ctx_word.dest_qpn.next = self.qp_stage[1].val().get_bits::<24>(0);
-        self.ctx_word.mac_lo.next = self.qp_stage[2].val();
-        self.ctx_word.mac_hi.next = self.qp_stage[3].val().get_bits::<16>(0);
-        self.ctx_word.flags.next = self.qp_stage[4].val().get_bits::<2>(0);
-        self.ctx_word.vlan_tci.next = self.qp_stage[5].val().get_bits::<16>(0);
-        self.ctx_word.traffic.next = self.qp_stage[6].val().get_bits::<16>(0);
-        self.ctx_word.flow_label.next = self.qp_stage[7].val().get_bits::<20>(0);
-        self.ctx_word.udp_sport.next = self.qp_stage[8].val().get_bits::<16>(0);
-        self.ctx_word.ip0.next = self.qp_stage[9].val();
-        self.ctx_word.ip1.next = self.qp_stage[10].val();
-        self.ctx_word.ip2.next = self.qp_stage[11].val();
-        self.ctx_word.ip3.next = self.qp_stage[12].val();
-        self.ctx_word.pkey.next = self.qp_stage[13].val().get_bits::<16>(0);
-        self.ctx_word.pmtu.next = self.qp_stage[14].val().get_bits::<4>(0);
-        self.ctx_word.base_lo.next = self.qp_stage[16].val();
-        self.ctx_word.base_hi.next = self.qp_stage[17].val();
-        self.ctx_word.log_size.next = self.qp_stage[18].val().get_bits::<4>(0);
-        self.ctx_word.pd.next = self.qp_stage[19].val().get_bits::<16>(0);
-        self.ctx_ram.write_enable.next = self.commit_ok.val();
-        self.ctx_ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
-        self.ctx_ram.write_data.next = self.ctx_word.word.val();
+        for i in 0..QP_STAGE_WORDS {
+            self.ctx_table.qp_stage[i].next = self.qp_stage[i].val();
+        }
+        self.ctx_table.qp_commit_valid.next = self.qp_commit_valid.val();
+        self.ctx_table.qp_commit.next = self.qp_commit.val();
+        self.commit_ok.next = self.ctx_table.commit_ok.val();
         self.st_commit.ci.next = self.zero16.val();
         self.st_commit.psn.next = self.qp_stage[15].val().get_bits::<24>(0);
         self.st_back.ci.next = self.ci.q.val();
@@ -434,15 +392,15 @@ impl Logic for Requester {
         self.ready.out_ready.next = self.state.q.val() == self.s_pop.val();
 
         // Context RAM reads: the QP at the FIFO's head while popping, the held QP after.
-        self.ctx_ram.read_address.next = self.cur.q.val();
+        self.ctx_table.read_address.next = self.cur.q.val();
         self.st_ram.read_address.next = self.cur.q.val();
         self.pi_ram.read_address.next = self.cur.q.val();
         if self.state.q.val() == self.s_pop.val() {
-            self.ctx_ram.read_address.next = self.ready.out_a.val();
+            self.ctx_table.read_address.next = self.ready.out_a.val();
             self.st_ram.read_address.next = self.ready.out_a.val();
             self.pi_ram.read_address.next = self.ready.out_a.val();
         }
-        self.ctx.next = self.ctx_ram.read_data.val();
+        self.ctx.next = self.ctx_table.read_data.val();
 
         // DMA read data: the WQE when the FSM waits for it and no payload is ahead of it (the
         // condition is spelled out in each use: a shared local would join the engine's ready

@@ -20,7 +20,7 @@
 //! acknowledged every write of it, so a requester never sees an ACK for data not in memory.
 
 use crate::pack_word;
-use crate::roce::requester::{QpCtxWord, QP_STAGE_WORDS};
+use crate::roce::qp_table::{ctx_at, QpTable, CTX_BITS, QP_STAGE_WORDS};
 use crate::roce::tx_header::LEN_BITS;
 use crate::stream::c;
 use rnic_spec::mr::access;
@@ -44,8 +44,7 @@ pack_word! {
 pack_word! { lsb_first Len64: 64 { len: 13 } }
 
 fn ack_at(name: &str, plus: u64) -> Constant<Bits<9>> {
-    let i = AckWord::FIELDS.iter().position(|f| f.0 == name).unwrap_or_else(|| panic!("field {name}"));
-    c::<9>(AckWord::FIELDS[..i].iter().map(|f| f.1 as u64).sum::<u64>() + plus)
+    crate::pack::field_at(AckWord::FIELDS, name, plus)
 }
 pack_word! { lsb_first Len32: 32 { len: 13 } }
 pack_word! { lsb_first Len16: 16 { len: 13 } }
@@ -55,10 +54,6 @@ fn rec_at(name: &str) -> Constant<Bits<9>> {
     c::<9>(at as u64)
 }
 
-fn ctx_at(name: &str) -> Constant<Bits<9>> {
-    let i = QpCtxWord::FIELDS.iter().position(|f| f.0 == name).unwrap_or_else(|| panic!("field {name}"));
-    c::<9>(QpCtxWord::FIELDS[..i].iter().map(|f| f.1 as u64).sum())
-}
 
 const P_IDLE: u64 = 0;
 const P_CHECK: u64 = 2;
@@ -129,9 +124,8 @@ crate::hdl_block! {
         pub bad_qp: Signal<Out, Bits<32>>,
         pub set_aside: Signal<Out, Bits<32>>,
 
-        ctx_ram: RAM<Bits<377>, QP_SLOT_BITS>,
+        ctx_table: QpTable,
         st_ram: RAM<Bits<146>, QP_SLOT_BITS>,
-        ctx_word: QpCtxWord,
         st_commit: RspStateWord,
         st_back: RspStateWord,
         len64: Len64,
@@ -261,7 +255,7 @@ crate::hdl_block! {
         n_set_aside: DFF<Bits<32>>,
 
         commit_ok: Signal<Local, Bit>,
-        qp_word: Signal<Local, Bits<377>>,
+        qp_word: Signal<Local, Bits<CTX_BITS>>,
         st: Signal<Local, Bits<146>>,
         is_write: Signal<Local, Bit>,
         first: Signal<Local, Bit>,
@@ -307,36 +301,18 @@ impl Logic for Responder {
             epsn, msn, in_msg, nak_sent, w_va, w_left, resp, resp_syn, resp_psn, cmd_done, dirty, fwd, issued_seq, done_seq, n_placed, n_acks,
             n_naks_seq, n_naks_invalid, n_naks_access, n_duplicates, n_bad_qp, n_set_aside
         );
-        self.ctx_ram.read_clock.next = self.clock.val();
-        self.ctx_ram.write_clock.next = self.clock.val();
+        self.ctx_table.clock.next = self.clock.val();
         self.st_ram.read_clock.next = self.clock.val();
         self.st_ram.write_clock.next = self.clock.val();
 
         // Commits: this engine's copy of the QP context, and its state reset to the staged
         // receive PSN.
-        self.commit_ok.next = self.qp_commit_valid.val() & (self.qp_commit.val().get_bits::<24>(8) == self.zero24.val());
-        self.ctx_word.state.next = self.qp_stage[0].val().get_bits::<3>(0);
-        self.ctx_word.dest_qpn.next = self.qp_stage[1].val().get_bits::<24>(0);
-        self.ctx_word.mac_lo.next = self.qp_stage[2].val();
-        self.ctx_word.mac_hi.next = self.qp_stage[3].val().get_bits::<16>(0);
-        self.ctx_word.flags.next = self.qp_stage[4].val().get_bits::<2>(0);
-        self.ctx_word.vlan_tci.next = self.qp_stage[5].val().get_bits::<16>(0);
-        self.ctx_word.traffic.next = self.qp_stage[6].val().get_bits::<16>(0);
-        self.ctx_word.flow_label.next = self.qp_stage[7].val().get_bits::<20>(0);
-        self.ctx_word.udp_sport.next = self.qp_stage[8].val().get_bits::<16>(0);
-        self.ctx_word.ip0.next = self.qp_stage[9].val();
-        self.ctx_word.ip1.next = self.qp_stage[10].val();
-        self.ctx_word.ip2.next = self.qp_stage[11].val();
-        self.ctx_word.ip3.next = self.qp_stage[12].val();
-        self.ctx_word.pkey.next = self.qp_stage[13].val().get_bits::<16>(0);
-        self.ctx_word.pmtu.next = self.qp_stage[14].val().get_bits::<4>(0);
-        self.ctx_word.base_lo.next = self.qp_stage[16].val();
-        self.ctx_word.base_hi.next = self.qp_stage[17].val();
-        self.ctx_word.log_size.next = self.qp_stage[18].val().get_bits::<4>(0);
-        self.ctx_word.pd.next = self.qp_stage[19].val().get_bits::<16>(0);
-        self.ctx_ram.write_enable.next = self.commit_ok.val();
-        self.ctx_ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
-        self.ctx_ram.write_data.next = self.ctx_word.word.val();
+        for i in 0..QP_STAGE_WORDS {
+            self.ctx_table.qp_stage[i].next = self.qp_stage[i].val();
+        }
+        self.ctx_table.qp_commit_valid.next = self.qp_commit_valid.val();
+        self.ctx_table.qp_commit.next = self.qp_commit.val();
+        self.commit_ok.next = self.ctx_table.commit_ok.val();
         self.st_commit.epsn.next = self.qp_stage[20].val().get_bits::<24>(0);
         self.st_commit.msn.next = self.zero24.val();
         self.st_commit.in_msg.next = self.zero1.val();
@@ -374,9 +350,9 @@ impl Logic for Responder {
         // (Spelled from registers and inputs only: see the requester on valid / ready.)
         self.rec_ready.next = (self.state.q.val() == self.p_idle.val()) & !(self.dirty.q.val() & self.qp_commit_valid.val());
         self.rec_qp.next = self.rec_word0.val().get_bits::<QP_SLOT_BITS>(self.r_dest_qp_at.val().index());
-        self.ctx_ram.read_address.next = self.rec_qp.val();
+        self.ctx_table.read_address.next = self.rec_qp.val();
         self.st_ram.read_address.next = self.rec_qp.val();
-        self.qp_word.next = self.ctx_ram.read_data.val();
+        self.qp_word.next = self.ctx_table.read_data.val();
         self.st.next = self.st_ram.read_data.val();
         self.k_state.next = self.qp_word.val().get_bits::<3>(self.o_state.val().index());
         self.k_pmtu.next = self.qp_word.val().get_bits::<4>(self.o_pmtu.val().index());
