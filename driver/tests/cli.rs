@@ -65,6 +65,16 @@ fn errors_name_the_problem_and_the_fix() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("frame 1 is empty"));
 
+    // Real cards: the address is checked, a missing device is named.
+    let out = rnic(&["info", "--vfio", "01:00.0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("write domain:bus:device.function, e.g. 0000:01:00.0"));
+    let out = rnic(&["info", "--vfio", "0000:ff:1f.7"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("0000:ff:1f.7"));
+    let out = rnic(&["stats"]);
+    assert!(String::from_utf8(out.stderr).unwrap().contains("pass --vfio PCI_ADDRESS"));
+
     let out = rnic(&["sim", "rx", "--pcap", &vector("good_fcs.pcap"), "--config", "/nonexistent/nic.toml"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("/nonexistent/nic.toml: cannot read it"));
@@ -123,7 +133,7 @@ fn info_and_stats_read_the_simulated_card_over_bar0() {
 
     let out = rnic(&["info"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8(out.stderr).unwrap().contains("pass --sim"));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("or --sim for a simulated one"));
     let out = rnic(&["stats", "--sim", "--fcs"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("give --pcap too"));

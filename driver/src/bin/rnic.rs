@@ -25,8 +25,11 @@ enum Command {
 #[derive(Args)]
 struct CardArgs {
     /// Use a simulated card (the NIC's RTL in Verilator) instead of a VFIO device.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "vfio")]
     sim: bool,
+    /// The card at this PCI address, bound to vfio-pci (e.g. 0000:01:00.0).
+    #[arg(long, value_name = "PCI_ADDRESS")]
+    vfio: Option<String>,
     /// One JSON object.
     #[arg(long)]
     json: bool,
@@ -263,21 +266,55 @@ fn bench_tx(a: BenchTxArgs) -> Result<(), String> {
     Ok(())
 }
 
-type SimCard = rnic_driver::device::Device<rnic_driver::sim_bus::SimCard>;
+/// An opened card: simulated, or real through VFIO.
+enum Card {
+    Sim(Box<rnic_driver::device::Device<rnic_driver::sim_bus::SimCard>>),
+    Vfio(rnic_driver::device::Device<rnic_driver::vfio::VfioBus>),
+}
 
-fn open_card(a: &CardArgs) -> Result<SimCard, String> {
-    if !a.sim {
-        return Err("no card given: pass --sim for a simulated card (the VFIO backend for real cards is not \
-                    built yet)"
-            .into());
+impl Card {
+    fn info(&mut self) -> Result<rnic_driver::device::Info, String> {
+        match self {
+            Card::Sim(d) => d.info(),
+            Card::Vfio(d) => d.info(),
+        }
+        .map_err(|e| e.to_string())
     }
-    let nic = rnic_sim::nic::NicSim::new().map_err(|e| e.to_string())?;
-    rnic_driver::device::Device::open(rnic_driver::sim_bus::SimCard::new(nic)).map_err(|e| e.to_string())
+
+    fn stats(&mut self) -> Result<Vec<(&'static str, &'static str, u32)>, String> {
+        match self {
+            Card::Sim(d) => d.stats(),
+            Card::Vfio(d) => d.stats(),
+        }
+        .map_err(|e| e.to_string())
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            Card::Sim(_) => "simulated",
+            Card::Vfio(_) => "VFIO",
+        }
+    }
+}
+
+fn open_card(a: &CardArgs) -> Result<Card, String> {
+    use rnic_driver::device::Device;
+    match (&a.vfio, a.sim) {
+        (Some(address), _) => {
+            let bus = rnic_driver::vfio::VfioBus::open(address).map_err(|e| e.to_string())?;
+            Ok(Card::Vfio(Device::open(bus).map_err(|e| e.to_string())?))
+        }
+        (None, true) => {
+            let nic = rnic_sim::nic::NicSim::new().map_err(|e| e.to_string())?;
+            Ok(Card::Sim(Box::new(Device::open(rnic_driver::sim_bus::SimCard::new(nic)).map_err(|e| e.to_string())?)))
+        }
+        (None, false) => Err("no card given: pass --vfio PCI_ADDRESS for a card bound to vfio-pci, or --sim for a simulated one".into()),
+    }
 }
 
 fn info(a: CardArgs) -> Result<(), String> {
     let mut card = open_card(&a)?;
-    let info = card.info().map_err(|e| e.to_string())?;
+    let info = card.info()?;
     let blocks: Vec<(String, u32, u32, u32)> = info
         .blocks
         .iter()
@@ -296,7 +333,7 @@ fn info(a: CardArgs) -> Result<(), String> {
         });
         println!("{line}");
     } else {
-        println!("rnic (simulated)");
+        println!("rnic ({})", card.kind());
         println!("  datapath     {} bits at {} MHz", info.datapath_bits, info.clock_khz as f64 / 1000.0);
         println!("  max payload  {} bytes", info.max_payload);
         println!("  QPs / CQs / MRs  {} / {} / {}", info.qps, info.cqs, info.mrs);
@@ -312,6 +349,9 @@ fn info(a: CardArgs) -> Result<(), String> {
 fn stats(a: StatsArgs) -> Result<(), String> {
     let mut card = open_card(&a.card)?;
     if let Some(path) = &a.pcap {
+        let Card::Sim(card) = &mut card else {
+            return Err("--pcap replays frames into a simulated card's port; use it with --sim".into());
+        };
         let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let frames = rnic_sim::pcap::read(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
         card.set_soft_fcs(a.fcs).map_err(|e| e.to_string())?;
@@ -326,7 +366,7 @@ fn stats(a: StatsArgs) -> Result<(), String> {
     } else if a.fcs {
         return Err("--fcs says how the frames of --pcap end; give --pcap too".into());
     }
-    let stats = card.stats().map_err(|e| e.to_string())?;
+    let stats = card.stats()?;
     if a.card.json {
         let mut obj = serde_json::Map::new();
         for (block, name, v) in &stats {
