@@ -6,7 +6,7 @@
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use rnic_driver::verbs::{Qp, QpAttr, QpState, SendWr, VerbsError};
+use rnic_driver::verbs::{Cq, Qp, QpAttr, QpState, SendWr, VerbsError};
 use rnic_driver::sim_pair::{connect, two_cards, Card, PathKind};
 
 use rnic_sim::world::{LinkConfig, World};
@@ -19,8 +19,8 @@ use std::collections::{HashMap, VecDeque};
 
 /// A QP on card 0 connected towards port 1 (whose card has no such QP: the frames are
 /// checked on the wire).
-fn connected_qp(card: &mut Card, pd: rnic_driver::verbs::Pd, kind: PathKind, dest_qpn: u32, psn: u32) -> Qp {
-    let mut qp = card.create_qp(pd, 64).unwrap();
+fn connected_qp(card: &mut Card, pd: rnic_driver::verbs::Pd, cq: &Cq, kind: PathKind, dest_qpn: u32, psn: u32) -> Qp {
+    let mut qp = card.create_qp(pd, cq, 64).unwrap();
     connect(card, &mut qp, 1, kind, dest_qpn, 0, psn).unwrap();
     qp
 }
@@ -50,6 +50,7 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
     let image: Vec<u8> = (0..src_len).map(|_| rng.gen()).collect();
     a.write_buf(src.iova, &image).unwrap();
     let mr = a.reg_mr(pd, src.iova, src_len as u32, access::LOCAL_WRITE).unwrap();
+    let cq = a.create_cq(128).unwrap();
 
     // 16 QPs: IPv4 and IPv6, some with a VLAN tag, every path MTU, PSNs near the wrap.
     let pmtus = [256, 512, 1024, 2048, 4096];
@@ -58,7 +59,7 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
             let dest = 0x100 + rng.gen_range(0..0xFF_0000) / 16 * 16 + i;
             let psn = if i % 4 == 0 { 0xFF_FFF0 + i } else { rng.gen_range(0..0x100_0000) };
             let kind = PathKind { v6: i % 2 == 1, vlan: (i % 3 == 0).then_some(100 + i as u16), pmtu: pmtus[i as usize % pmtus.len()] };
-            connected_qp(&mut a, pd, kind, dest, psn)
+            connected_qp(&mut a, pd, &cq, kind, dest, psn)
         })
         .collect();
 
@@ -188,15 +189,17 @@ fn first_bth(f: &[u8]) -> usize {
 fn verbs_refuse_bad_requests_before_the_card_sees_them() {
     let (_world, mut a, _b) = two_cards(LinkConfig::default());
     let pd = a.alloc_pd();
-    let mut qp = a.create_qp(pd, 2).unwrap();
+    let cq = a.create_cq(4).unwrap();
+    assert!(a.create_cq(5).is_err(), "CQ sizes are powers of two");
+    let mut qp = a.create_qp(pd, &cq, 2).unwrap();
     let wr = SendWr { wr_id: 1, op: SendOp::Write, flags: 0, local_addr: 0, length: 1, lkey: 0, remote_addr: 0, rkey: 0, imm: 0 };
     assert_eq!(a.post_send(&mut qp, &wr), Err(VerbsError::NotReadyToSend(QpState::Reset)));
     assert!(matches!(a.modify_qp(&mut qp, QpState::Rts, &QpAttr::default()), Err(VerbsError::BadTransition { .. })));
     a.modify_qp(&mut qp, QpState::Init, &QpAttr::default()).unwrap();
     let e = a.modify_qp(&mut qp, QpState::Rtr, &QpAttr { pmtu: Some(1000), ..Default::default() }).unwrap_err();
     assert!(matches!(e, VerbsError::BadAttribute("path", _)), "{e}");
-    assert!(a.create_qp(pd, 3).is_err(), "queue sizes are powers of two");
-    let mut qp = connected_qp(&mut a, pd, PathKind { v6: false, vlan: None, pmtu: 1024 }, 0x11, 0);
+    assert!(a.create_qp(pd, &cq, 3).is_err(), "queue sizes are powers of two");
+    let mut qp = connected_qp(&mut a, pd, &cq, PathKind { v6: false, vlan: None, pmtu: 1024 }, 0x11, 0);
     let read = SendWr { op: SendOp::Read, ..wr };
     assert_eq!(a.post_send(&mut qp, &read), Err(VerbsError::Unsupported("RDMA READ")));
     let big = SendWr { length: u32::MAX, ..wr };

@@ -57,6 +57,7 @@ fn writes_land_in_remote_memory_and_are_acknowledged() {
     b.write_buf(dst.iova, &before).unwrap();
     let lmr = a.reg_mr(pa, src.iova, len as u32, 0).unwrap();
     let rmr = b.reg_mr(pb, dst.iova, len as u32, access::REMOTE_WRITE | access::LOCAL_WRITE).unwrap();
+    let (mut cqa, cqb) = (a.create_cq(128).unwrap(), b.create_cq(1).unwrap());
 
     let kinds = [
         PathKind { v6: false, vlan: None, pmtu: 1024 },
@@ -67,7 +68,7 @@ fn writes_land_in_remote_memory_and_are_acknowledged() {
     let mut pairs: Vec<(Qp, Qp)> = (0..16)
         .map(|i| {
             let psn = if i % 5 == 0 { 0xFF_FFF8 } else { rng.gen_range(0..0x100_0000) };
-            qp_pair(&mut a, &mut b, (pa, pb), kinds[i % kinds.len()], 64, (psn, rng.gen_range(0..0x100_0000))).unwrap()
+            qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kinds[i % kinds.len()], 64, (psn, rng.gen_range(0..0x100_0000))).unwrap()
         })
         .collect();
 
@@ -75,6 +76,7 @@ fn writes_land_in_remote_memory_and_are_acknowledged() {
     let mut expect = before.clone();
     let mut next_dst = 0usize;
     let mut messages = vec![0u32; pairs.len()];
+    let mut posted_ids: Vec<(u32, u64)> = Vec::new();
     for round in 0..4 {
         for (i, (qa, _)) in pairs.iter_mut().enumerate() {
             let n = match rng.gen_range(0..8) {
@@ -99,6 +101,7 @@ fn writes_land_in_remote_memory_and_are_acknowledged() {
                 imm: rng.gen(),
             };
             a.post_send(qa, &wr).unwrap();
+            posted_ids.push((qa.qpn, wr.wr_id));
             messages[i] += 1;
         }
     }
@@ -144,8 +147,19 @@ fn writes_land_in_remote_memory_and_are_acknowledged() {
     for name in ["naks_sequence", "naks_invalid", "naks_access", "duplicates", "bad_qp"] {
         assert_eq!(b.dev.read("responder", name).unwrap(), 0, "{name}");
     }
-    // The ACKs reach card 0 (its completer does not exist yet: they are set aside there).
-    assert_eq!(a.dev.read("responder", "set_aside").unwrap(), total_messages);
+    // The ACKs complete card 0's work requests: one successful completion each, in posting
+    // order per QP.
+    assert_eq!(a.dev.read("completer", "acks").unwrap(), total_messages);
+    let wcs = a.poll_cq(&mut cqa, 1000).unwrap();
+    assert_eq!(wcs.len(), total_messages as usize);
+    for (qa, _) in &pairs {
+        let mine: Vec<u64> = wcs.iter().filter(|w| w.qpn == qa.qpn).map(|w| w.wr_id).collect();
+        let want: Vec<u64> = posted_ids.iter().filter(|(q, _)| *q == qa.qpn).map(|(_, id)| *id).collect();
+        assert_eq!(mine, want, "completions of QP {}", qa.qpn);
+    }
+    assert!(wcs.iter().all(|w| w.status == rnic_spec::desc::CqStatus::Success && w.op == rnic_spec::desc::CqOp::Write));
+    assert!(a.poll_cq(&mut cqa, 10).unwrap().is_empty(), "nothing more");
+    assert_eq!(a.dev.read("completer", "unexpected").unwrap(), 0);
     let w = world.borrow();
     assert!(w.nics.iter().all(|n| n.dma_write.violations.is_empty() && n.dma_read.violations.is_empty()));
 }
@@ -182,7 +196,8 @@ fn refused_requests_get_the_models_answer_and_write_nothing() {
     let read_only = b.reg_mr(pb, base + half as u64, half, access::REMOTE_READ | access::LOCAL_WRITE).unwrap();
     let foreign = b.reg_mr(other_pd, base, half, access::REMOTE_WRITE).unwrap();
     let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
-    let (_qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), kind, 64, (100, 0)).unwrap();
+    let (cqa, cqb) = (a.create_cq(1).unwrap(), b.create_cq(1).unwrap());
+    let (_qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, 64, (100, 0)).unwrap();
     let ctx = *qb.context();
     let p0 = port(0);
     let reth = |va: u64, rkey: u32, dma_len: u32| Reth { va, rkey, dma_len };
@@ -248,7 +263,8 @@ fn a_lost_packet_is_nakked_once_and_the_resent_tail_completes_the_message() {
     b.write_buf(dst.iova, &[0xEE; 4096]).unwrap();
     let mr = b.reg_mr(pb, dst.iova, 4096, access::REMOTE_WRITE).unwrap();
     let kind = PathKind { v6: true, vlan: Some(9), pmtu: 1024 };
-    let (_qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), kind, 64, (0xFF_FFFF, 0)).unwrap();
+    let (cqa, cqb) = (a.create_cq(1).unwrap(), b.create_cq(1).unwrap());
+    let (_qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, 64, (0xFF_FFFF, 0)).unwrap();
     let ctx = *qb.context();
     let p0 = port(0);
     let message: Vec<u8> = (0..3000u32).map(|i| (i * 7 + 3) as u8).collect();
@@ -284,4 +300,60 @@ fn a_lost_packet_is_nakked_once_and_the_resent_tail_completes_the_message() {
     assert_eq!(b.read_buf(dst.iova, 4096).unwrap(), expect, "the whole message, in place, once");
     assert_eq!(b.dev.read("responder", "placed").unwrap(), 3);
     assert_eq!(b.dev.read("responder", "naks_sequence").unwrap(), 1);
+}
+
+#[test]
+fn refused_writes_complete_in_error_on_the_requester_and_write_nothing() {
+    use rnic_spec::completer::SendCompletions;
+    use rnic_spec::desc::CqStatus;
+    let mut rng = SmallRng::seed_from_u64(0xe770);
+    let (world, mut a, mut b) = two_cards(LinkConfig::default());
+    let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
+    let other_pd = b.alloc_pd();
+    let src = a.alloc_buf(8192, 4096).unwrap();
+    a.write_buf(src.iova, &(0..8192).map(|_| rng.gen()).collect::<Vec<u8>>()).unwrap();
+    let lmr = a.reg_mr(pa, src.iova, 8192, 0).unwrap();
+    let dst = b.alloc_buf(16384, 4096).unwrap();
+    let before: Vec<u8> = (0..16384).map(|_| rng.gen()).collect();
+    b.write_buf(dst.iova, &before).unwrap();
+    let ok = b.reg_mr(pb, dst.iova, 8192, access::REMOTE_WRITE).unwrap();
+    let read_only = b.reg_mr(pb, dst.iova + 8192, 8192, access::REMOTE_READ).unwrap();
+    let foreign = b.reg_mr(other_pd, dst.iova, 8192, access::REMOTE_WRITE).unwrap();
+    let (mut cqa, cqb) = (a.create_cq(16).unwrap(), b.create_cq(1).unwrap());
+    // One QP pair per refusal: the first error breaks the QP.
+    let cases: [(&str, u64, u32, u32); 5] = [
+        ("bad rkey", dst.iova, ok.key() ^ 0x300, 64),
+        ("past the end", dst.iova + 8192 - 32, ok.key(), 64),
+        ("no remote write", dst.iova + 8192, read_only.key(), 64),
+        ("other PD", dst.iova, foreign.key(), 64),
+        ("a multi-packet write past the end", dst.iova + 4096, ok.key(), 6000),
+    ];
+    let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
+    let mut qps = Vec::new();
+    for (i, (_, raddr, rkey, len)) in cases.iter().enumerate() {
+        let (mut qa, _qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, 4, (i as u32 * 1000, 0)).unwrap();
+        let wr = SendWr { wr_id: 100 + i as u64, op: SendOp::Write, flags: 0, local_addr: src.iova, length: *len, lkey: lmr.key(), remote_addr: *raddr, rkey: *rkey, imm: 0 };
+        a.post_send(&mut qa, &wr).unwrap();
+        qps.push(qa);
+    }
+    // Five remote access NAKs, and one sequence NAK: the rest of the refused multi-packet write
+    // was already on its way and arrives ahead of the PSN the responder still expects.
+    let done = world.borrow_mut().run_until(200_000, |w| w.link_idle() && count(w, 1) == cases.len() + 1);
+    assert!(done, "card 1 answered {} times", count(&world.borrow(), 1));
+    world.borrow_mut().run_until(1_000, |_| false);
+    assert_eq!(b.dev.read("responder", "naks_sequence").unwrap(), 1);
+    let wcs = a.poll_cq(&mut cqa, 16).unwrap();
+    assert_eq!(wcs.len(), cases.len(), "one completion per refused write");
+    for (i, (what, ..)) in cases.iter().enumerate() {
+        let wc = wcs.iter().find(|w| w.qpn == qps[i].qpn).unwrap_or_else(|| panic!("{what}: no completion"));
+        // The model, fed what the card received: one WQE sent, the NAK it got.
+        let mut model = SendCompletions::default();
+        model.sent_one();
+        assert_eq!(model.acknowledge(aeth::NAK_REMOTE_ACCESS, 0), Some(vec![(0, CqStatus::RemoteAccess)]));
+        assert_eq!((wc.wr_id, wc.status, wc.byte_len), (100 + i as u64, CqStatus::RemoteAccess, 0), "{what}");
+    }
+    assert_eq!(b.read_buf(dst.iova, 16384).unwrap(), before, "not one byte written");
+    assert_eq!(b.dev.read("responder", "naks_access").unwrap(), cases.len() as u32);
+    assert_eq!(a.dev.read("completer", "naks").unwrap(), cases.len() as u32 + 1, "the sequence NAK completes nothing");
+    assert_eq!(a.dev.read("completer", "cqes").unwrap(), cases.len() as u32);
 }

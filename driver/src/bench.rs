@@ -207,8 +207,10 @@ pub fn write_goodput(size: usize, pmtu: u32, qps: usize, bytes: usize) -> Result
     let lmr = a.reg_mr(pa, src.iova, size as u32, 0).map_err(e)?;
     let rmr = b.reg_mr(pb, dst.iova, (size * qps) as u32, rnic_spec::mr::access::REMOTE_WRITE).map_err(e)?;
     let kind = PathKind { v6: false, vlan: None, pmtu };
+    let cq_entries = (messages as u32).next_power_of_two();
+    let (cqa, cqb) = (a.create_cq(cq_entries).map_err(e)?, b.create_cq(1).map_err(e)?);
     let mut pairs = (0..qps)
-        .map(|_| qp_pair(&mut a, &mut b, (pa, pb), kind, per_qp.next_power_of_two() as u32, (0, 0)))
+        .map(|_| qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, per_qp.next_power_of_two() as u32, (0, 0)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(e)?;
     let start = world.borrow().cycles();

@@ -1,6 +1,7 @@
 //! `rnic sim demo`: two simulated cards, QPs connected over IPv4 and over IPv6 with a VLAN tag,
 //! RDMA WRITE and WRITE with immediate from 1 byte to 1 MiB at PMTU 1024 and 4096, every
-//! destination byte checked, every acknowledgement checked, and the counters of both cards.
+//! destination byte, acknowledgement and send completion checked, and the counters of both
+//! cards.
 //!
 //! SEND and SEND with immediate are listed but not run: the responder does not serve them yet
 //! (no receive queues), so they would be set aside by the receiving card.
@@ -32,13 +33,15 @@ pub struct DemoRow {
     pub first_bad_byte: Option<usize>,
     /// The ACK came back (syndrome ACK, the message's last PSN).
     pub acked: bool,
+    /// The requester's CQ holds one successful completion with this work request's wr_id.
+    pub completed: bool,
     /// Not run: what is missing.
     pub skipped: Option<&'static str>,
 }
 
 impl DemoRow {
     pub fn ok(&self) -> bool {
-        self.skipped.is_some() || (self.first_bad_byte.is_none() && self.acked)
+        self.skipped.is_some() || (self.first_bad_byte.is_none() && self.acked && self.completed)
     }
     /// Payload over the doorbell-to-ACK time, in Gb/s.
     pub fn gbps(&self) -> f64 {
@@ -71,6 +74,7 @@ pub fn run(trace: Option<&str>) -> Result<Demo, String> {
     }
     let e = |e: crate::verbs::VerbsError| e.to_string();
     let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
+    let (mut cqa, cqb) = (a.create_cq(256).map_err(e)?, b.create_cq(1).map_err(e)?);
     let max = *SIZES.iter().max().expect("sizes");
     let src = a.alloc_buf(max, 4096).map_err(e)?;
     let dst = b.alloc_buf(max + 64, 4096).map_err(e)?;
@@ -88,10 +92,22 @@ pub fn run(trace: Option<&str>) -> Result<Demo, String> {
     let mut rows = Vec::new();
     for (k, (name, kind)) in paths.iter().enumerate() {
         let psn = [0xFF_FFF0, 17, 0x80_0000][k];
-        let (mut qa, _qb) = qp_pair(&mut a, &mut b, (pa, pb), *kind, 64, (psn, 5)).map_err(e)?;
+        let (mut qa, _qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), *kind, 64, (psn, 5)).map_err(e)?;
         for op in [SendOp::Write, SendOp::WriteImm] {
             for &size in &SIZES {
-                rows.push(one_write(&world, &mut a, &mut b, &mut qa, op, name, *kind, size, (src.iova, lmr.key()), (dst.iova, rmr.key()), &pattern)?);
+                let mut row = one_write(&world, &mut a, &mut b, &mut qa, op, name, *kind, size, (src.iova, lmr.key()), (dst.iova, rmr.key()), &pattern)?;
+                // The send completion: this work request, successful (polled as software does,
+                // while the CQE write is still on its way).
+                let mut wcs = Vec::new();
+                for _ in 0..100 {
+                    wcs.extend(a.poll_cq(&mut cqa, 16).map_err(e)?);
+                    if !wcs.is_empty() {
+                        break;
+                    }
+                    crate::bus::Bus::wait(a.dev.bus(), 20);
+                }
+                row.completed = wcs.len() == 1 && wcs[0].wr_id == size as u64 && wcs[0].status == rnic_spec::desc::CqStatus::Success;
+                rows.push(row);
             }
         }
         for op in ["SEND", "SEND with immediate"] {
@@ -104,6 +120,7 @@ pub fn run(trace: Option<&str>) -> Result<Demo, String> {
                 cycles: 0,
                 first_bad_byte: None,
                 acked: false,
+                completed: false,
                 skipped: Some("receive queues are not built yet"),
             });
         }
@@ -174,6 +191,7 @@ fn one_write(
         cycles: end.saturating_sub(start),
         first_bad_byte,
         acked,
+        completed: false,
         skipped: None,
     })
 }
@@ -186,7 +204,8 @@ pub fn table(d: &mut Demo) -> Result<String, String> {
     for r in &d.rows {
         let result = match (r.skipped, r.first_bad_byte, r.acked) {
             (Some(why), _, _) => format!("not run: {why}"),
-            (None, None, true) => "ok: every byte, ACK".to_string(),
+            (None, None, true) if r.completed => "ok: every byte, ACK, completion".to_string(),
+            (None, None, true) => "FAILED: no completion".to_string(),
             (None, Some(at), _) => format!("FAILED: byte {at} wrong"),
             (None, None, false) => "FAILED: no ACK".to_string(),
         };
@@ -234,6 +253,7 @@ pub fn json(d: &mut Demo) -> Result<String, String> {
             "gbps": r.gbps(),
             "bytes_ok": r.skipped.is_none() && r.first_bad_byte.is_none(),
             "acked": r.acked,
+            "completed": r.completed,
             "skipped": r.skipped,
         });
         out.push_str(&format!("{line}\n"));

@@ -278,9 +278,10 @@ mod tests {
 
         // Unknown block types are skipped, not refused.
         let mut bar = FakeBar::new();
-        bar.0.insert(0x300 + BLOCK_NEXT, 0x800);
-        bar.0.insert(0x800 + BLOCK_TYPE, 0x7777_0000);
-        bar.0.insert(0x800 + BLOCK_VERSION, 3);
+        let last = regs::BLOCKS.last().unwrap().base;
+        bar.0.insert(last + BLOCK_NEXT, 0xA00);
+        bar.0.insert(0xA00 + BLOCK_TYPE, 0x7777_0000);
+        bar.0.insert(0xA00 + BLOCK_VERSION, 3);
         let d = Device::open(bar).unwrap();
         assert_eq!(d.blocks.last().map(|b| (b.kind, b.known)), Some((0x7777_0000, None)));
     }

@@ -3,12 +3,16 @@
 //! programmed through BAR0 (`rnic_spec::regs`) and host memory (`rnic_spec::desc`); bad
 //! arguments are refused with a typed error before anything reaches the card.
 //!
-//! Not yet: completion queues, `poll_cq` and `post_recv` (the card does not write completions
-//! yet), so a send queue takes at most its size in work requests over its lifetime.
+//! Completion queues are rings of CQEs the card writes with a phase bit; `poll_cq` turns them
+//! into work completions (the card names a send completion by its send-queue index, the
+//! driver fills in the rest from what it posted there) and frees the send-queue slots. A CQ
+//! must be large enough for every completion its QPs can have outstanding (the card does not
+//! check for overflow). Not yet: `post_recv` and receive completions.
 
 use crate::bus::{Bus, BusError};
 use crate::device::{Device, DeviceError};
-use rnic_spec::desc::{doorbell, SendOp, SendWqe, SEND_WQE_LEN};
+use rnic_spec::desc::{doorbell, CqOp, CqStatus, Cqe, SendOp, SendWqe, CQE_LEN, SEND_WQE_LEN};
+use std::collections::HashMap;
 use rnic_spec::mr::{self, MemoryRegion};
 use rnic_spec::qp::{PortAddress, QpContext, RemoteIp, MAX_MESSAGE, PMTU_LOG2_MAX, PMTU_LOG2_MIN, SQ_LOG_SIZE_MAX};
 use rnic_spec::regs::{self, qp_state};
@@ -23,6 +27,10 @@ pub enum VerbsError {
     NoQp,
     /// Every memory-region slot of the card is in use.
     NoMrSlot,
+    /// Every completion-queue slot of the card is in use.
+    NoCq,
+    /// The card wrote a completion the driver cannot match to a work request.
+    StrayCompletion { qpn: u32, wqe_index: u16 },
     /// The region is not one of this context's, or was deregistered.
     UnknownMr(u32),
     /// A QP state change the verbs state machine does not allow.
@@ -46,6 +54,10 @@ impl std::fmt::Display for VerbsError {
             VerbsError::Bus(e) => write!(f, "{e}"),
             VerbsError::NoQp => write!(f, "all {} queue pairs are in use: destroy one first", regs::QPS - FIRST_QPN),
             VerbsError::NoMrSlot => write!(f, "all {} memory-region slots are in use: deregister one first", regs::MRS - 1),
+            VerbsError::NoCq => write!(f, "all {} completion queues are in use: destroy one first", regs::CQS),
+            VerbsError::StrayCompletion { qpn, wqe_index } => {
+                write!(f, "completion for QP {qpn} index {wqe_index} matches no posted work request (card or driver bug)")
+            }
             VerbsError::UnknownMr(k) => write!(f, "memory region with key {k:#x} is not registered"),
             VerbsError::BadTransition { from, to } => {
                 write!(f, "a QP cannot go from {from:?} to {to:?}: the order is Reset, Init, Rtr, Rts")
@@ -182,6 +194,39 @@ impl SendWr {
     }
 }
 
+/// A completion queue: a ring of CQEs in host memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cq {
+    pub cqn: u32,
+    ring: DmaBuf,
+    log_size: u8,
+    /// Entries consumed so far.
+    ci: u32,
+}
+
+impl Cq {
+    pub fn size(&self) -> u32 {
+        1 << self.log_size
+    }
+}
+
+/// A work completion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wc {
+    pub wr_id: u64,
+    pub status: CqStatus,
+    pub op: CqOp,
+    pub byte_len: u32,
+    pub qpn: u32,
+}
+
+/// What the driver remembers of posted send work requests, by send-queue index.
+#[derive(Debug, Clone, Default)]
+struct SqBook {
+    size: u32,
+    posted: HashMap<u16, (u64, SendOp, u32)>,
+}
+
 /// A queue pair.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Qp {
@@ -212,6 +257,8 @@ pub struct Context<B: Bus> {
     port: PortAddress,
     next_pd: u16,
     qps: Vec<bool>,
+    cqs: Vec<bool>,
+    books: HashMap<u32, SqBook>,
     mrs: Vec<Option<MemoryRegion>>,
     /// Bumped on every registration so a reused slot gets a new key (stale keys fail).
     key_generation: u32,
@@ -227,7 +274,16 @@ impl<B: Bus> Context<B> {
         dev.write_port(&port)?;
         let mut qps = vec![false; info.qps as usize];
         qps[..FIRST_QPN as usize].fill(true);
-        Ok(Context { dev, port, next_pd: 1, qps, mrs: vec![None; info.mrs as usize], key_generation: 0 })
+        Ok(Context {
+            dev,
+            port,
+            next_pd: 1,
+            qps,
+            cqs: vec![false; info.cqs as usize],
+            books: HashMap::new(),
+            mrs: vec![None; info.mrs as usize],
+            key_generation: 0,
+        })
     }
 
     pub fn port(&self) -> &PortAddress {
@@ -284,8 +340,53 @@ impl<B: Bus> Context<B> {
         Ok(())
     }
 
-    /// A QP in Reset with a send queue of `sq_entries` (a power of two, 1 … 32768).
-    pub fn create_qp(&mut self, pd: Pd, sq_entries: u32) -> Result<Qp, VerbsError> {
+    /// A completion queue of `entries` (a power of two, 1 … 32768), empty.
+    pub fn create_cq(&mut self, entries: u32) -> Result<Cq, VerbsError> {
+        if !entries.is_power_of_two() || entries > 1 << 15 {
+            return Err(VerbsError::BadAttribute("cq entries", format!("{entries} is not a power of two up to 32768")));
+        }
+        let cqn = self.cqs.iter().position(|used| !used).ok_or(VerbsError::NoCq)? as u32;
+        let ring = self.alloc_buf(entries as usize * CQE_LEN, 4096)?;
+        self.cqs[cqn as usize] = true;
+        let log_size = entries.trailing_zeros() as u8;
+        for (name, value) in [("base_lo", ring.iova as u32), ("base_hi", (ring.iova >> 32) as u32), ("log_size", log_size as u32)] {
+            self.dev.write("cq", name, value)?;
+        }
+        self.dev.write("cq", "commit", cqn)?;
+        Ok(Cq { cqn, ring, log_size, ci: 0 })
+    }
+
+    /// Up to `max` new completions of `cq`, oldest first; their send-queue slots are free again.
+    pub fn poll_cq(&mut self, cq: &mut Cq, max: usize) -> Result<Vec<Wc>, VerbsError> {
+        let mut out = Vec::new();
+        while out.len() < max {
+            let slot = cq.ci & (cq.size() - 1);
+            let bytes = self.read_buf(cq.ring.iova + slot as u64 * CQE_LEN as u64, CQE_LEN)?;
+            let e = Cqe::parse(bytes.as_slice().try_into().expect("a CQE"));
+            // The card writes the first pass with owner 1, the next with 0, and so on.
+            let phase = ((cq.ci >> cq.log_size) & 1 == 0) as u8;
+            if e.owner != phase {
+                break;
+            }
+            let stray = VerbsError::StrayCompletion { qpn: e.qpn, wqe_index: e.wqe_index };
+            let book = self.books.get_mut(&e.qpn).ok_or(stray.clone())?;
+            let (wr_id, op, len) = book.posted.remove(&e.wqe_index).ok_or(stray)?;
+            let status = CqStatus::from_code(e.status).unwrap_or(CqStatus::RemoteInvalidRequest);
+            out.push(Wc {
+                wr_id,
+                status,
+                op: if op.is_rdma() { CqOp::Write } else { CqOp::Send },
+                byte_len: if status == CqStatus::Success { len } else { 0 },
+                qpn: e.qpn,
+            });
+            cq.ci = cq.ci.wrapping_add(1);
+        }
+        Ok(out)
+    }
+
+    /// A QP in Reset with a send queue of `sq_entries` (a power of two, 1 … 32768) whose
+    /// completions go to `send_cq`.
+    pub fn create_qp(&mut self, pd: Pd, send_cq: &Cq, sq_entries: u32) -> Result<Qp, VerbsError> {
         if !sq_entries.is_power_of_two() || sq_entries > 1 << SQ_LOG_SIZE_MAX {
             return Err(VerbsError::BadAttribute("sq_entries", format!("{sq_entries} is not a power of two up to 32768")));
         }
@@ -310,8 +411,10 @@ impl<B: Bus> Context<B> {
             sq_log_size: sq_entries.trailing_zeros() as u8,
             pd: pd.0,
             rq_psn: 0,
+            send_cq: send_cq.cqn,
         };
         let mut qp = Qp { qpn, pd, state: QpState::Reset, sq, sq_log_size: ctx.sq_log_size, sq_pi: 0, posted: 0, ctx };
+        self.books.insert(qpn, SqBook { size: sq_entries, posted: HashMap::new() });
         self.commit(&mut qp)?;
         Ok(qp)
     }
@@ -367,6 +470,9 @@ impl<B: Bus> Context<B> {
         if to == Reset {
             qp.sq_pi = 0;
             qp.posted = 0;
+            if let Some(b) = self.books.get_mut(&qp.qpn) {
+                b.posted.clear();
+            }
         }
         ctx.state = to.code();
         qp.ctx = ctx;
@@ -387,6 +493,7 @@ impl<B: Bus> Context<B> {
     pub fn destroy_qp(&mut self, mut qp: Qp) -> Result<(), VerbsError> {
         self.modify_qp(&mut qp, QpState::Reset, &QpAttr::default())?;
         self.qps[qp.qpn as usize] = false;
+        self.books.remove(&qp.qpn);
         Ok(())
     }
 
@@ -402,13 +509,15 @@ impl<B: Bus> Context<B> {
         for wr in wrs {
             self.check_send(qp, wr)?;
         }
-        if qp.posted + wrs.len() as u64 > qp.sq_size() as u64 {
+        let book = self.books.get(&qp.qpn).ok_or(VerbsError::NotReadyToSend(qp.state))?;
+        if book.posted.len() + wrs.len() > book.size as usize {
             return Err(VerbsError::SendQueueFull { qpn: qp.qpn, size: qp.sq_size() });
         }
         for wr in wrs {
             let wqe = wr.wqe();
             let slot = qp.sq_pi as u64 & (qp.sq_size() as u64 - 1);
             self.write_buf(qp.sq.iova + slot * SEND_WQE_LEN as u64, &wqe.pack())?;
+            self.books.get_mut(&qp.qpn).expect("book").posted.insert(qp.sq_pi, (wr.wr_id, wr.op, wr.length));
             qp.sq_pi = qp.sq_pi.wrapping_add(1);
             qp.posted += 1;
         }

@@ -150,7 +150,7 @@ fn sim_demo_checks_every_byte_and_captures_valid_roce_frames() {
     assert_eq!(summary["summary"]["ok"], true);
     let run: Vec<&serde_json::Value> = rows.iter().filter(|r| r["skipped"].is_null()).collect();
     assert_eq!(run.len(), 36, "WRITE and WRITE with immediate, six sizes, three paths");
-    assert!(run.iter().all(|r| r["bytes_ok"] == true && r["acked"] == true));
+    assert!(run.iter().all(|r| r["bytes_ok"] == true && r["acked"] == true && r["completed"] == true));
     assert!(run.iter().any(|r| r["size"] == 1 << 20) && run.iter().any(|r| r["size"] == 1));
     assert_eq!(summary["summary"]["counters"]["card1"]["responder.naks_access"], 0);
     // Every frame on the link: valid RoCE v2 by the reference receiver (fields, lengths, ICRC),

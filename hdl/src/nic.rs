@@ -20,6 +20,7 @@ use crate::csr::{Csr, N_STATUS};
 use crate::dma::mr_table::MrTable;
 use crate::dma::read::DmaRead;
 use crate::dma::write::DmaWrite;
+use crate::roce::completer::Completer;
 use crate::roce::responder::Responder;
 use crate::roce::requester::{Requester, QP_STAGE_WORDS};
 use crate::roce::rx::{RoceRx, NUM_COUNTERS};
@@ -34,7 +35,8 @@ use rust_hdl::prelude::*;
 /// responder's eight.
 const RX_STATUS: usize = NUM_COUNTERS + 1;
 const RSP_STATUS: usize = RX_STATUS + 3;
-const _: () = assert!(N_STATUS == RSP_STATUS + 8, "status registers: receive, transmit, responder counters");
+const CPL_STATUS: usize = RSP_STATUS + 8;
+const _: () = assert!(N_STATUS == CPL_STATUS + 4, "status registers: receive, transmit, responder, completer counters");
 
 /// Positions in `regs::registers(Access::Control)` and `(Access::Command)` the top wires by
 /// literal index (rust-hdl indexes arrays by literals only); a test checks them against the map.
@@ -44,6 +46,8 @@ pub const CONTROL_MR: usize = CONTROL_QP + QP_STAGE_WORDS;
 pub const COMMAND_QP: usize = 0;
 pub const COMMAND_MR: usize = 1;
 pub const COMMAND_SQ_DOORBELL: usize = 2;
+pub const COMMAND_CQ: usize = 3;
+pub const CONTROL_CQ: usize = CONTROL_MR + 6;
 
 crate::pack_word! { lsb_first Mac48: 48 { lo: 32, hi: 16 } }
 crate::pack_word! { lsb_first Ipv4Wide: 128 { addr: 32 } }
@@ -165,6 +169,31 @@ crate::hdl_block! {
         rsp_mrs: MrTable,
         rd: DmaRead,
         wr: DmaWrite,
+        cpl: Completer,
+        cq_base: Addr64,
+        /// Write arbiter: whose command holds the write engine's data input, and which
+        /// commands' `done` belong to the completer (in command order).
+        w_busy: DFF<Bit>,
+        w_cpl: DFF<Bit>,
+        w_left: DFF<Bits<8>>,
+        wo_valid: DFF<Bit>,
+        wo_cpl: DFF<Bit>,
+        wo_addr: DFF<Bits<64>>,
+        wo_len: DFF<Bits<16>>,
+        w_owner: crate::ram_fifo::RamFifo<8, 7, 1, 1, 1>,
+        w_owner_tail: DFF<Bits<8>>,
+        w_sel_cpl: Signal<Local, Bit>,
+        w_load: Signal<Local, Bit>,
+        w_handed: Signal<Local, Bit>,
+        w_beats: Signal<Local, Bits<16>>,
+        w_fire: Signal<Local, Bit>,
+        w_done_cpl: Signal<Local, Bit>,
+        cpl_len: Constant<Bits<16>> = c::<16>(rnic_spec::desc::CQE_LEN as u64),
+        beat_round16: Constant<Bits<16>> = c::<16>(63),
+        one_owner: Constant<Bits<8>> = c::<8>(1),
+        bit0: Constant<Bits<1>> = c::<1>(0),
+        bit1: Constant<Bits<1>> = c::<1>(1),
+        cpl_ids: [Constant<Bits<8>>; 4] = std::array::from_fn(|i| c::<8>((CPL_STATUS + i) as u64)),
         port_mac: Mac48,
         port_ipv4: Ipv4Wide,
         port_ipv6: Ipv6Word,
@@ -230,7 +259,7 @@ crate::hdl_block! {
 impl Logic for Nic {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, arb_busy, arb_ext, arb_left, o_valid, o_ext, o_eth_dst, o_eth_src, o_vlan, o_vlan_tci, o_ipv6, o_ip_src, o_ip_dst, o_dscp, o_ecn, o_ttl, o_flow_label, o_udp_src_port, o_opcode, o_se, o_pkey, o_dest_qp, o_ack_req, o_psn, o_va, o_rkey, o_dma_len, o_imm, o_aeth_syndrome, o_aeth_msn, o_payload_len);
+        dff_setup!(self, clock, w_busy, w_cpl, w_left, wo_valid, wo_cpl, wo_addr, wo_len, w_owner_tail, arb_busy, arb_ext, arb_left, o_valid, o_ext, o_eth_dst, o_eth_src, o_vlan, o_vlan_tci, o_ipv6, o_ip_src, o_ip_dst, o_dscp, o_ecn, o_ttl, o_flow_label, o_udp_src_port, o_opcode, o_se, o_pkey, o_dest_qp, o_ack_req, o_psn, o_va, o_rkey, o_dma_len, o_imm, o_aeth_syndrome, o_aeth_msn, o_payload_len);
         self.csr.clock.next = self.clock.val();
         self.csr.awvalid.next = self.bar_awvalid.val();
         self.bar_awready.next = self.csr.awready.val();
@@ -288,6 +317,18 @@ impl Logic for Nic {
         if self.csr.status_sel.val() == self.rsp_ids[7].val() {
             self.csr.status_value.next = self.rsp.set_aside.val();
         }
+        if self.csr.status_sel.val() == self.cpl_ids[0].val() {
+            self.csr.status_value.next = self.cpl.acks.val();
+        }
+        if self.csr.status_sel.val() == self.cpl_ids[1].val() {
+            self.csr.status_value.next = self.cpl.naks.val();
+        }
+        if self.csr.status_sel.val() == self.cpl_ids[2].val() {
+            self.csr.status_value.next = self.cpl.cqes.val();
+        }
+        if self.csr.status_sel.val() == self.cpl_ids[3].val() {
+            self.csr.status_value.next = self.cpl.unexpected.val();
+        }
 
         // The requester: port addresses, QP staging and commits, doorbells.
         self.port_mac.lo.next = self.csr.control[1].val();
@@ -310,26 +351,26 @@ impl Logic for Nic {
         self.req.sq_doorbell.next = self.csr.command[2].val();
 
         // Memory regions: staged, committed into the slot of the key's low bits.
-        self.mr_base.lo.next = self.csr.control[30].val();
-        self.mr_base.hi.next = self.csr.control[31].val();
+        self.mr_base.lo.next = self.csr.control[31].val();
+        self.mr_base.hi.next = self.csr.control[32].val();
         self.mrs.clock.next = self.clock.val();
         self.mrs.cfg_wr.next = self.csr.command_valid[1].val();
-        self.mrs.cfg_slot.next = self.csr.control[29].val().get_bits::<8>(0);
+        self.mrs.cfg_slot.next = self.csr.control[30].val().get_bits::<8>(0);
         self.mrs.cfg_valid.next = self.csr.command[1].val().get_bit(0);
-        self.mrs.cfg_key.next = self.csr.control[29].val();
+        self.mrs.cfg_key.next = self.csr.control[30].val();
         self.mrs.cfg_base.next = self.mr_base.word.val();
-        self.mrs.cfg_length.next = self.csr.control[32].val();
-        self.mrs.cfg_access.next = self.csr.control[33].val().get_bits::<4>(0);
-        self.mrs.cfg_pd.next = self.csr.control[34].val().get_bits::<16>(0);
+        self.mrs.cfg_length.next = self.csr.control[33].val();
+        self.mrs.cfg_access.next = self.csr.control[34].val().get_bits::<4>(0);
+        self.mrs.cfg_pd.next = self.csr.control[35].val().get_bits::<16>(0);
         self.rsp_mrs.clock.next = self.clock.val();
         self.rsp_mrs.cfg_wr.next = self.csr.command_valid[1].val();
-        self.rsp_mrs.cfg_slot.next = self.csr.control[29].val().get_bits::<8>(0);
+        self.rsp_mrs.cfg_slot.next = self.csr.control[30].val().get_bits::<8>(0);
         self.rsp_mrs.cfg_valid.next = self.csr.command[1].val().get_bit(0);
-        self.rsp_mrs.cfg_key.next = self.csr.control[29].val();
+        self.rsp_mrs.cfg_key.next = self.csr.control[30].val();
         self.rsp_mrs.cfg_base.next = self.mr_base.word.val();
-        self.rsp_mrs.cfg_length.next = self.csr.control[32].val();
-        self.rsp_mrs.cfg_access.next = self.csr.control[33].val().get_bits::<4>(0);
-        self.rsp_mrs.cfg_pd.next = self.csr.control[34].val().get_bits::<16>(0);
+        self.rsp_mrs.cfg_length.next = self.csr.control[33].val();
+        self.rsp_mrs.cfg_access.next = self.csr.control[34].val().get_bits::<4>(0);
+        self.rsp_mrs.cfg_pd.next = self.csr.control[35].val().get_bits::<16>(0);
         self.mrs.chk_valid.next = self.req.mr_valid.val();
         self.mrs.chk_key.next = self.req.mr_key.val();
         self.mrs.chk_pd.next = self.req.mr_pd.val();
@@ -363,15 +404,91 @@ impl Logic for Nic {
         self.rsp_mrs.chk_tag.next = self.zero16.val();
         self.rsp.mr_res_valid.next = self.rsp_mrs.res_valid.val();
         self.rsp.mr_res_error.next = self.rsp_mrs.res_error.val();
+        // The completer: ACKs from the responder's path, sent events from the requester.
+        self.cq_base.lo.next = self.csr.control[36].val();
+        self.cq_base.hi.next = self.csr.control[37].val();
+        self.cpl.clock.next = self.clock.val();
+        self.cpl.qp_commit_valid.next = self.csr.command_valid[0].val();
+        self.cpl.qp_commit.next = self.csr.command[0].val();
+        self.cpl.qp_send_cq.next = self.csr.control[29].val();
+        self.cpl.cq_commit_valid.next = self.csr.command_valid[3].val();
+        self.cpl.cq_commit.next = self.csr.command[3].val();
+        self.cpl.cq_base.next = self.cq_base.word.val();
+        self.cpl.cq_log_size.next = self.csr.control[38].val();
+        self.cpl.sent_valid.next = self.req.sent_valid.val();
+        self.cpl.sent_qp.next = self.req.sent_qp.val();
+        self.cpl.ack_valid.next = self.rsp.cpl_valid.val();
+        self.rsp.cpl_ready.next = self.cpl.ack_ready.val();
+        self.cpl.ack_qp.next = self.rsp.cpl_qp.val();
+        self.cpl.ack_syndrome.next = self.rsp.cpl_syndrome.val();
+        self.cpl.ack_msn.next = self.rsp.cpl_msn.val();
+
+        // Write arbiter: the responder's payload writes and the completer's CQEs share the
+        // write engine a command at a time (the command waits in a register; its data beats
+        // follow from the same source); `done` pulses go back to their owner in order. The
+        // responder goes first.
         self.wr.clock.next = self.clock.val();
-        self.wr.cmd_valid.next = self.rsp.wr_valid.val();
-        self.rsp.wr_ready.next = self.wr.cmd_ready.val();
-        self.wr.cmd_addr.next = self.rsp.wr_addr.val();
-        self.wr.cmd_len.next = self.rsp.wr_len.val();
-        self.wr.in_valid.next = self.rsp.wd_valid.val();
-        self.rsp.wd_ready.next = self.wr.in_ready.val();
+        self.w_owner.clock.next = self.clock.val();
+        self.w_sel_cpl.next = !self.rsp.wr_valid.val() & self.cpl.wr_valid.val();
+        self.w_handed.next = self.wo_valid.q.val() & !self.w_busy.q.val() & self.wr.cmd_ready.val();
+        self.w_load.next = !self.wo_valid.q.val() | self.w_handed.val();
+        self.rsp.wr_ready.next = self.w_load.val() & !self.w_sel_cpl.val();
+        self.cpl.wr_ready.next = self.w_load.val() & self.w_sel_cpl.val();
+        if self.w_handed.val() {
+            self.wo_valid.d.next = false;
+        }
+        if self.w_load.val() & (self.rsp.wr_valid.val() | self.cpl.wr_valid.val()) {
+            self.wo_valid.d.next = true;
+            self.wo_cpl.d.next = self.w_sel_cpl.val();
+            self.wo_addr.d.next = self.rsp.wr_addr.val();
+            self.wo_len.d.next = self.rsp.wr_len.val();
+            if self.w_sel_cpl.val() {
+                self.wo_addr.d.next = self.cpl.wr_addr.val();
+                self.wo_len.d.next = self.cpl_len.val();
+            }
+        }
+        self.wr.cmd_valid.next = self.wo_valid.q.val() & !self.w_busy.q.val();
+        self.wr.cmd_addr.next = self.wo_addr.q.val();
+        self.wr.cmd_len.next = self.wo_len.q.val();
+        self.w_beats.next = (self.wo_len.q.val() + self.beat_round16.val()) >> 6;
+        if self.w_handed.val() {
+            self.w_busy.d.next = true;
+            self.w_cpl.d.next = self.wo_cpl.q.val();
+            self.w_left.d.next = self.w_beats.val().get_bits::<8>(0);
+        }
+        self.w_owner.wr_en.next = self.w_handed.val();
+        self.w_owner.wr_addr.next = self.w_owner_tail.q.val().get_bits::<7>(0);
+        self.w_owner.wr_a.next = self.bit0.val();
+        if self.wo_cpl.q.val() {
+            self.w_owner.wr_a.next = self.bit1.val();
+        }
+        self.w_owner.wr_b.next = self.bit0.val();
+        self.w_owner.wr_c.next = self.bit0.val();
+        self.w_owner.tail.next = self.w_owner_tail.q.val();
+        if self.w_handed.val() {
+            self.w_owner_tail.d.next = self.w_owner_tail.q.val() + self.one_owner.val();
+        }
+        self.wr.in_valid.next = self.w_busy.q.val() & self.rsp.wd_valid.val();
         self.wr.in_data.next = self.rsp.wd_data.val();
-        self.rsp.wr_done.next = self.wr.done.val();
+        if self.w_cpl.q.val() {
+            self.wr.in_valid.next = self.w_busy.q.val() & self.cpl.wd_valid.val();
+            self.wr.in_data.next = self.cpl.wd_data.val();
+        }
+        self.rsp.wd_ready.next = self.w_busy.q.val() & !self.w_cpl.q.val() & self.wr.in_ready.val();
+        self.cpl.wd_ready.next = self.w_busy.q.val() & self.w_cpl.q.val() & self.wr.in_ready.val();
+        self.w_fire.next = self.w_busy.q.val() & self.wr.in_ready.val() & self.rsp.wd_valid.val();
+        if self.w_cpl.q.val() {
+            self.w_fire.next = self.w_busy.q.val() & self.wr.in_ready.val() & self.cpl.wd_valid.val();
+        }
+        if self.w_fire.val() {
+            self.w_left.d.next = self.w_left.q.val() - self.one8.val();
+            if self.w_left.q.val() == self.one8.val() {
+                self.w_busy.d.next = false;
+            }
+        }
+        self.w_done_cpl.next = self.w_owner.out_valid.val() & self.w_owner.out_a.val().any();
+        self.w_owner.out_ready.next = self.wr.done.val();
+        self.rsp.wr_done.next = self.wr.done.val() & !self.w_done_cpl.val();
         self.dma_awvalid.next = self.wr.awvalid.val();
         self.wr.awready.next = self.dma_awready.val();
         self.dma_awaddr.next = self.wr.awaddr.val();
@@ -603,7 +720,12 @@ mod tests {
             assert_eq!(at(CONTROL_PORT + 1 + i), addr("port", name), "port.{name}");
         }
         assert_eq!(at(CONTROL_QP), addr("qp", "state"));
-        assert_eq!(at(CONTROL_QP + QP_STAGE_WORDS - 1), addr("qp", "rq_psn"));
+        assert_eq!(at(CONTROL_QP + QP_STAGE_WORDS - 2), addr("qp", "rq_psn"));
+        assert_eq!(at(CONTROL_QP + 21), addr("qp", "send_cq"));
+        for (i, name) in ["base_lo", "base_hi", "log_size"].iter().enumerate() {
+            assert_eq!(at(CONTROL_CQ + i), addr("cq", name), "cq.{name}");
+        }
+        assert_eq!(CONTROL_CQ, 36, "the literal indices in update()");
         for (i, name) in ["key", "base_lo", "base_hi", "length", "access", "pd"].iter().enumerate() {
             assert_eq!(at(CONTROL_MR + i), addr("mr", name), "mr.{name}");
         }
@@ -611,6 +733,7 @@ mod tests {
         assert_eq!(Some(command[COMMAND_QP].0), addr("qp", "commit"));
         assert_eq!(Some(command[COMMAND_MR].0), addr("mr", "commit"));
         assert_eq!(Some(command[COMMAND_SQ_DOORBELL].0), addr("doorbell", "sq"));
+        assert_eq!(Some(command[COMMAND_CQ].0), addr("cq", "commit"));
         assert_eq!(registers(Access::Status)[RX_STATUS + 1].0, addr("tx_counters", "wqes").unwrap());
     }
 }

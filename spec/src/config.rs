@@ -229,6 +229,7 @@ impl NicConfig {
                     sq_log_size: 0,
                     pd: q.pd,
                     rq_psn: q.expected_psn,
+                    send_cq: 0,
                 },
             ));
         }

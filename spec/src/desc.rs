@@ -3,8 +3,8 @@
 //!
 //! All fields are little-endian in host memory; the hardware puts them on the wire big-endian
 //! where the wire has them (immediate data, keys, addresses). Queues are rings of fixed-size
-//! entries in DMA memory, a power of two long. The requester reads send WQEs; receive WQEs and
-//! CQEs are specified here and not read or written by the card yet.
+//! entries in DMA memory, a power of two long. The requester reads send WQEs and the completer
+//! writes CQEs; receive WQEs are specified here and not read by the card yet.
 //!
 //! Ownership of completion entries uses a phase bit: the card writes entries with `owner` set
 //! to the pass count of the ring modulo 2 (1 on the first pass), so software knows an entry is
@@ -132,7 +132,22 @@ pub mod cqe_flags {
     pub const IMM: u8 = 1 << 0;
 }
 
-/// A completion queue entry.
+/// Byte offsets of the CQE's fields.
+pub mod cqe {
+    pub const WR_ID: usize = 0;
+    pub const BYTE_LEN: usize = 8;
+    pub const IMM: usize = 12;
+    pub const QPN: usize = 16;
+    pub const OP: usize = 20;
+    pub const STATUS: usize = 21;
+    pub const FLAGS: usize = 22;
+    pub const WQE_INDEX: usize = 24;
+    pub const OWNER: usize = 31;
+}
+
+/// A completion queue entry. Send completions carry the WQE's index in the send queue
+/// (`wqe_index`, counting modulo 2^16 from 0 at the QP's commit) and leave `wr_id`, `op` and
+/// `byte_len` to the driver, which knows what it posted at that index (as mlx5 CQEs do).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Cqe {
     pub wr_id: u64,
@@ -142,6 +157,7 @@ pub struct Cqe {
     pub op: u8,
     pub status: u8,
     pub flags: u8,
+    pub wqe_index: u16,
     /// Phase bit (bit 0): see the module comment.
     pub owner: u8,
 }
@@ -211,6 +227,7 @@ impl Cqe {
         b[20] = self.op;
         b[21] = self.status;
         b[22] = self.flags;
+        b[24..26].copy_from_slice(&self.wqe_index.to_le_bytes());
         b[31] = self.owner & 1;
         b
     }
@@ -224,6 +241,7 @@ impl Cqe {
             op: b[20],
             status: b[21],
             flags: b[22],
+            wqe_index: u16::from_le_bytes([b[24], b[25]]),
             owner: b[31] & 1,
         }
     }
@@ -261,7 +279,7 @@ mod tests {
         assert_eq!(SendWqe::parse(&w.pack()), w);
         let r = RecvWqe { wr_id: 7, addr: 0x3000, length: 4096, lkey: 9 };
         assert_eq!(RecvWqe::parse(&r.pack()), r);
-        let c = Cqe { wr_id: 9, byte_len: 1, imm: 2, qpn: 0x12_3456, op: CqOp::Recv as u8, status: 10, flags: 1, owner: 1 };
+        let c = Cqe { wr_id: 9, byte_len: 1, imm: 2, qpn: 0x12_3456, op: CqOp::Recv as u8, status: 10, flags: 1, wqe_index: 0xBEEF, owner: 1 };
         assert_eq!(Cqe::parse(&c.pack()), c);
         assert_eq!(c.pack()[31], 1, "the owner bit is in the entry's last byte");
         assert_eq!(parse_doorbell(doorbell(0x1234, 0xFFFF)), (0x1234, 0xFFFF));

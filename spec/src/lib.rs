@@ -6,6 +6,7 @@
 //! transmit descriptor, the BAR0 register map, the host-memory queue formats, and the memory-region access check.
 //! This crate has no rust-hdl dependency so the driver can use it on any host.
 
+pub mod completer;
 pub mod config;
 pub mod desc;
 pub mod mr;

@@ -67,6 +67,8 @@ pub struct QpContext {
     pub pd: u16,
     /// PSN the responder expects first.
     pub rq_psn: u32,
+    /// Completion queue of the send queue.
+    pub send_cq: u32,
 }
 
 /// Why a send WQE was refused without sending anything.
@@ -209,6 +211,7 @@ impl QpContext {
             ("sq_log_size", self.sq_log_size as u32),
             ("pd", self.pd as u32),
             ("rq_psn", self.rq_psn & psn::PSN_MASK),
+            ("send_cq", self.send_cq),
         ]
     }
 
@@ -258,6 +261,7 @@ mod tests {
             sq_log_size: 4,
             pd: 1,
             rq_psn: 0,
+            send_cq: 0,
         }
     }
 

@@ -67,6 +67,12 @@ pub const TYPE_QP: u32 = 0x0005_0000;
 pub const TYPE_MR: u32 = 0x0006_0000;
 pub const TYPE_DOORBELL: u32 = 0x0007_0000;
 pub const TYPE_RESPONDER: u32 = 0x0008_0000;
+pub const TYPE_CQ: u32 = 0x0009_0000;
+pub const TYPE_COMPLETER: u32 = 0x000A_0000;
+
+/// Completion queues of this build (`id.cqs`).
+pub const CQ_SLOT_BITS: usize = 8;
+pub const CQS: u32 = 1 << CQ_SLOT_BITS;
 
 /// Queue pairs of this build (`id.qps`); a QPN is its slot in the QP table.
 pub const QP_SLOT_BITS: usize = 8;
@@ -153,7 +159,7 @@ pub const BLOCKS: &[Block] = &[
             reg("clock_khz", 0x14, Access::Const, 250_000, "core clock"),
             reg("max_payload", 0x18, Access::Const, crate::wire::MAX_PAYLOAD as u32, "largest path MTU"),
             reg("qps", 0x1C, Access::Const, QPS, "queue pairs"),
-            reg("cqs", 0x20, Access::Const, 0, "completion queues (0: not in this build yet)"),
+            reg("cqs", 0x20, Access::Const, CQS, "completion queues"),
             reg("mrs", 0x24, Access::Const, MRS, "memory regions"),
             reg(
                 "features",
@@ -225,6 +231,7 @@ pub const BLOCKS: &[Block] = &[
             reg("sq_log_size", 0x58, Access::Control, 0, "send queue entries as log2 (0 ... 15)"),
             reg("pd", 0x5C, Access::Control, 0, "protection domain of the QP's local and remote keys"),
             reg("rq_psn", 0x60, Access::Control, 0, "PSN the responder expects first"),
+            reg("send_cq", 0x64, Access::Control, 0, "CQ of the send queue's completions"),
         ],
     },
     Block {
@@ -262,7 +269,31 @@ pub const BLOCKS: &[Block] = &[
             reg("naks_access", 0x1C, Access::Status, 0, "NAK remote access error: rkey, PD, access or bounds"),
             reg("duplicates", 0x20, Access::Status, 0, "duplicate requests (a PSN already placed): not written again"),
             reg("bad_qp", 0x24, Access::Status, 0, "packets for a QP that does not exist or is not in RTR / RTS: dropped"),
-            reg("set_aside", 0x28, Access::Status, 0, "packets the responder does not serve yet (SEND, READ, atomics, ACKs): dropped"),
+            reg("set_aside", 0x28, Access::Status, 0, "packets the responder does not serve yet (SEND, READ, atomics): dropped"),
+        ],
+    },
+    Block {
+        name: "cq",
+        kind: TYPE_CQ,
+        version: 1,
+        base: 0x800,
+        regs: &[
+            reg("commit", 0x0C, Access::Command, 0, "write a CQN: the staged ring becomes that CQ's, empty, phase 1"),
+            reg("base_lo", 0x10, Access::Control, 0, "ring IOVA, low 32 bits (32-byte aligned)"),
+            reg("base_hi", 0x14, Access::Control, 0, "ring IOVA, high 32 bits"),
+            reg("log_size", 0x18, Access::Control, 0, "entries as log2 (0 ... 15)"),
+        ],
+    },
+    Block {
+        name: "completer",
+        kind: TYPE_COMPLETER,
+        version: 1,
+        base: 0x900,
+        regs: &[
+            reg("acks", 0x0C, Access::Status, 0, "ACKs received for this card's requests"),
+            reg("naks", 0x10, Access::Status, 0, "NAKs received (each completes its WQE in error)"),
+            reg("cqes", 0x14, Access::Status, 0, "completion entries written"),
+            reg("unexpected", 0x18, Access::Status, 0, "acknowledges for no outstanding WQE, or for an unusable QP: dropped"),
         ],
     },
 ];

@@ -135,6 +135,9 @@ crate::hdl_block! {
         pub txp_valid: Signal<Out, Bit>,
         pub txp_ready: Signal<In, Bit>,
         pub txp_data: Signal<Out, Bits<512>>,
+        /// A WQE's last packet was handed on (for the completer), on QP `sent_qp`.
+        pub sent_valid: Signal<Out, Bit>,
+        pub sent_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
         /// WQEs sent, WQEs refused.
         pub wqes: Signal<Out, Bits<32>>,
         pub wqe_errors: Signal<Out, Bits<32>>,
@@ -291,7 +294,7 @@ crate::hdl_block! {
         clr_mask: Signal<Local, Bits<QPS_BITS>>,
         fsm_clear: Signal<Local, Bit>,
         fsm_push: Signal<Local, Bit>,
-        ctx: Signal<Local, Bits<CTX_BITS>>,
+        qp_word: Signal<Local, Bits<CTX_BITS>>,
         has_work: Signal<Local, Bit>,
         avail: Signal<Local, Bits<16>>,
         room: Signal<Local, Bits<16>>,
@@ -400,7 +403,7 @@ impl Logic for Requester {
             self.st_ram.read_address.next = self.ready.out_a.val();
             self.pi_ram.read_address.next = self.ready.out_a.val();
         }
-        self.ctx.next = self.ctx_table.read_data.val();
+        self.qp_word.next = self.ctx_table.read_data.val();
 
         // DMA read data: the WQE when the FSM waits for it and no payload is ahead of it (the
         // condition is spelled out in each use: a shared local would join the engine's ready
@@ -527,6 +530,8 @@ impl Logic for Requester {
 
         // The FSM.
         self.wqe_done.next = false;
+        self.sent_valid.next = false;
+        self.sent_qp.next = self.cur.q.val();
         self.saw_db.d.next = self.saw_db.q.val() | self.db_hit.val();
         self.has_work.next = (self.c_state.q.val() == self.rts.val()) & (self.ci.q.val() != self.pi.q.val());
         // A batch: what is waiting, at most WQE_BATCH, not past the ring's end (one read).
@@ -550,21 +555,21 @@ impl Logic for Requester {
             self.state.d.next = self.s_load.val();
         }
         if self.state.q.val() == self.s_load.val() {
-            self.c_state.d.next = self.ctx.val().get_bits::<3>(self.o_state.val().index());
-            self.c_dest_qpn.d.next = self.ctx.val().get_bits::<24>(self.o_dest_qpn.val().index());
-            self.c_mac.d.next = self.ctx.val().get_bits::<48>(self.o_mac.val().index());
-            self.c_flags.d.next = self.ctx.val().get_bits::<2>(self.o_flags.val().index());
-            self.c_vlan_tci.d.next = self.ctx.val().get_bits::<16>(self.o_vlan_tci.val().index());
-            self.c_traffic.d.next = self.ctx.val().get_bits::<16>(self.o_traffic.val().index());
-            self.c_flow_label.d.next = self.ctx.val().get_bits::<20>(self.o_flow_label.val().index());
-            self.c_udp_sport.d.next = self.ctx.val().get_bits::<16>(self.o_udp_sport.val().index());
-            self.c_ip.d.next = self.ctx.val().get_bits::<128>(self.o_ip.val().index());
-            self.c_pkey.d.next = self.ctx.val().get_bits::<16>(self.o_pkey.val().index());
-            self.c_pmtu.d.next = self.ctx.val().get_bits::<4>(self.o_pmtu.val().index());
-            self.c_base.d.next = self.ctx.val().get_bits::<64>(self.o_base.val().index());
+            self.c_state.d.next = self.qp_word.val().get_bits::<3>(self.o_state.val().index());
+            self.c_dest_qpn.d.next = self.qp_word.val().get_bits::<24>(self.o_dest_qpn.val().index());
+            self.c_mac.d.next = self.qp_word.val().get_bits::<48>(self.o_mac.val().index());
+            self.c_flags.d.next = self.qp_word.val().get_bits::<2>(self.o_flags.val().index());
+            self.c_vlan_tci.d.next = self.qp_word.val().get_bits::<16>(self.o_vlan_tci.val().index());
+            self.c_traffic.d.next = self.qp_word.val().get_bits::<16>(self.o_traffic.val().index());
+            self.c_flow_label.d.next = self.qp_word.val().get_bits::<20>(self.o_flow_label.val().index());
+            self.c_udp_sport.d.next = self.qp_word.val().get_bits::<16>(self.o_udp_sport.val().index());
+            self.c_ip.d.next = self.qp_word.val().get_bits::<128>(self.o_ip.val().index());
+            self.c_pkey.d.next = self.qp_word.val().get_bits::<16>(self.o_pkey.val().index());
+            self.c_pmtu.d.next = self.qp_word.val().get_bits::<4>(self.o_pmtu.val().index());
+            self.c_base.d.next = self.qp_word.val().get_bits::<64>(self.o_base.val().index());
             self.c_mask.d.next =
-                (self.one16.val() << self.ctx.val().get_bits::<4>(self.o_log_size.val().index())) - self.one16.val();
-            self.c_pd.d.next = self.ctx.val().get_bits::<16>(self.o_pd.val().index());
+                (self.one16.val() << self.qp_word.val().get_bits::<4>(self.o_log_size.val().index())) - self.one16.val();
+            self.c_pd.d.next = self.qp_word.val().get_bits::<16>(self.o_pd.val().index());
             self.ci.d.next = self.st_ram.read_data.val().get_bits::<16>(0);
             self.psn.d.next = self.st_ram.read_data.val().get_bits::<24>(16);
             self.pi.d.next = self.pi_ram.read_data.val();
@@ -639,6 +644,7 @@ impl Logic for Requester {
                 if self.last.val() {
                     self.wqe_count.d.next = self.wqe_count.q.val() + self.one32.val();
                     self.wqe_done.next = true;
+                    self.sent_valid.next = true;
                 }
             } else {
                 self.d_done.d.next = self.d_done.q.val() | self.push.val();
@@ -739,6 +745,7 @@ mod tests {
             sq_log_size: 0,
             pd: 0,
             rq_psn: 0,
+            send_cq: 0,
         };
         let names: Vec<&str> = ctx.registers().iter().map(|r| r.0).collect();
         assert_eq!(names, staged);

@@ -61,6 +61,7 @@ const P_MR_WAIT: u64 = 4;
 const P_WRITE: u64 = 5;
 const P_ACK: u64 = 8;
 const P_DRAIN: u64 = 9;
+const P_CPL: u64 = 10;
 
 crate::hdl_block! {
     pub struct Responder {
@@ -113,6 +114,12 @@ crate::hdl_block! {
         pub ack_psn: Signal<Out, Bits<24>>,
         pub ack_syndrome: Signal<Out, Bits<8>>,
         pub ack_msn: Signal<Out, Bits<24>>,
+        /// Acknowledges for this card's own requests, to the completer.
+        pub cpl_valid: Signal<Out, Bit>,
+        pub cpl_ready: Signal<In, Bit>,
+        pub cpl_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
+        pub cpl_syndrome: Signal<Out, Bits<8>>,
+        pub cpl_msn: Signal<Out, Bits<24>>,
         /// Counters: packets placed, ACKs, NAKs (sequence, invalid request, remote access),
         /// duplicates, packets for no usable QP, packets set aside (ACKs, opcodes not served).
         pub placed: Signal<Out, Bits<32>>,
@@ -161,6 +168,10 @@ crate::hdl_block! {
         p_write: Constant<Bits<4>> = c::<4>(P_WRITE),
         p_ack: Constant<Bits<4>> = c::<4>(P_ACK),
         p_drain: Constant<Bits<4>> = c::<4>(P_DRAIN),
+        p_cpl: Constant<Bits<4>> = c::<4>(P_CPL),
+        op_ack: Constant<Bits<8>> = c::<8>(rnic_spec::responder::OP_ACK as u64),
+        r_syn_at: Constant<Bits<9>> = rec_at("aeth_syndrome"),
+        r_msn_at: Constant<Bits<9>> = rec_at("aeth_msn"),
         rtr: Constant<Bits<3>> = c::<3>(qp_state::RTR as u64),
         rts: Constant<Bits<3>> = c::<3>(qp_state::RTS as u64),
         op_first: Constant<Bits<8>> = c::<8>(OP_WRITE_FIRST as u64),
@@ -217,6 +228,8 @@ crate::hdl_block! {
         r_va: DFF<Bits<64>>,
         r_rkey: DFF<Bits<32>>,
         r_dma_len: DFF<Bits<32>>,
+        r_syn: DFF<Bits<8>>,
+        r_msn: DFF<Bits<24>>,
         // The QP.
         c_dest_qpn: DFF<Bits<24>>,
         c_mac: DFF<Bits<48>>,
@@ -296,7 +309,7 @@ impl Logic for Responder {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, acks_tail, state, r_opcode, r_ack_req, r_qp_ok, r_qp, r_psn, r_len, r_va, r_rkey, r_dma_len,
+            self, clock, acks_tail, state, r_opcode, r_ack_req, r_qp_ok, r_qp, r_psn, r_len, r_va, r_rkey, r_dma_len, r_syn, r_msn,
             c_dest_qpn, c_mac, c_flags, c_vlan_tci, c_traffic, c_flow_label, c_udp_sport, c_ip, c_pkey,
             epsn, msn, in_msg, nak_sent, w_va, w_left, resp, resp_syn, resp_psn, cmd_done, dirty, fwd, issued_seq, done_seq, n_placed, n_acks,
             n_naks_seq, n_naks_invalid, n_naks_access, n_duplicates, n_bad_qp, n_set_aside
@@ -485,6 +498,8 @@ impl Logic for Responder {
             self.r_va.d.next = self.rec_word0.val().get_bits::<64>(self.r_va_at.val().index());
             self.r_rkey.d.next = self.rec_word0.val().get_bits::<32>(self.r_rkey_at.val().index());
             self.r_dma_len.d.next = self.rec_word0.val().get_bits::<32>(self.r_dma_len_at.val().index());
+            self.r_syn.d.next = self.rec_word0.val().get_bits::<8>(self.r_syn_at.val().index());
+            self.r_msn.d.next = self.rec_word0.val().get_bits::<24>(self.r_msn_at.val().index());
             self.resp.d.next = false;
             self.cmd_done.d.next = false;
             self.fwd.d.next = self.dirty.q.val() & (self.rec_qp.val() == self.r_qp.q.val());
@@ -537,8 +552,11 @@ impl Logic for Responder {
             if self.fail_qp.val() {
                 self.n_bad_qp.d.next = self.n_bad_qp.q.val() + self.one32.val();
             }
-            if self.fail_op.val() {
+            if self.fail_op.val() & (self.r_opcode.q.val() != self.op_ack.val()) {
                 self.n_set_aside.d.next = self.n_set_aside.q.val() + self.one32.val();
+            }
+            if self.fail_op.val() & (self.r_opcode.q.val() == self.op_ack.val()) {
+                self.state.d.next = self.p_cpl.val();
             }
             if self.fail_dup.val() {
                 // Behind: a duplicate, already placed; re-acknowledged if it asks.
@@ -615,7 +633,15 @@ impl Logic for Responder {
             self.n_acks.d.next = self.n_acks.q.val() + self.one32.val();
             self.state.d.next = self.p_idle.val();
         }
+        if (self.state.q.val() == self.p_cpl.val()) & self.cpl_ready.val() {
+            self.state.d.next = self.p_idle.val();
+        }
         self.len64.len.next = self.r_len.q.val();
+
+        self.cpl_valid.next = self.state.q.val() == self.p_cpl.val();
+        self.cpl_qp.next = self.r_qp.q.val();
+        self.cpl_syndrome.next = self.r_syn.q.val();
+        self.cpl_msn.next = self.r_msn.q.val();
 
         self.placed.next = self.n_placed.q.val();
         self.acks.next = self.n_acks.q.val();
