@@ -7,7 +7,8 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rnic_driver::verbs::{Qp, SendWr};
-use rnic_driver::sim_pair::{port, qp_pair, two_cards, PathKind};
+use rnic_driver::sim_pair::{port, qp_pair, try_two_cards_with_host, two_cards, PathKind};
+use rnic_sim::host::HostTiming;
 use rnic_sim::world::{LinkConfig, World};
 use rnic_spec::desc::SendOp;
 use rnic_spec::mr::access;
@@ -45,8 +46,17 @@ fn assert_frame(got: &[u8], want: &[u8], what: &str) {
 
 #[test]
 fn writes_land_in_remote_memory_and_are_acknowledged() {
-    let mut rng = SmallRng::seed_from_u64(0xa11ce);
-    let (world, mut a, mut b) = two_cards(LinkConfig::default());
+    writes_through(0xa11ce, HostTiming::default());
+}
+
+#[test]
+fn writes_land_the_same_when_both_hosts_hold_their_ready_low_40_percent_of_cycles() {
+    writes_through(0xb0b, HostTiming { backpressure: 40, ..HostTiming::default() });
+}
+
+fn writes_through(seed: u64, host: HostTiming) {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let (world, mut a, mut b) = try_two_cards_with_host(LinkConfig::default(), host).unwrap();
     let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
     let len = 1 << 20;
     let src = a.alloc_buf(len, 4096).unwrap();

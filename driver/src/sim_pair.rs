@@ -42,7 +42,12 @@ impl std::error::Error for PairError {}
 
 /// Two cards on a link, opened and given their port addresses.
 pub fn try_two_cards(link: LinkConfig) -> Result<(Rc<RefCell<World>>, Card, Card), PairError> {
-    let (world, [a, b]) = WorldCard::pair(World::new(link).map_err(PairError::Sim)?);
+    try_two_cards_with_host(link, rnic_sim::host::HostTiming::default())
+}
+
+/// [`try_two_cards`] with hosts that answer DMA with `host`.
+pub fn try_two_cards_with_host(link: LinkConfig, host: rnic_sim::host::HostTiming) -> Result<(Rc<RefCell<World>>, Card, Card), PairError> {
+    let (world, [a, b]) = WorldCard::pair(World::with_host(link, host).map_err(PairError::Sim)?);
     let a = Context::new(Device::open(a).map_err(PairError::Device)?, port(0)).map_err(PairError::Verbs)?;
     let b = Context::new(Device::open(b).map_err(PairError::Device)?, port(1)).map_err(PairError::Verbs)?;
     Ok((world, a, b))

@@ -93,8 +93,13 @@ pub struct World {
 
 impl World {
     pub fn new(cfg: LinkConfig) -> Result<World, SimError> {
+        World::with_host(cfg, crate::host::HostTiming::default())
+    }
+
+    /// Two cards whose hosts answer DMA with `host` (latencies, backpressure).
+    pub fn with_host(cfg: LinkConfig, host: crate::host::HostTiming) -> Result<World, SimError> {
         Ok(World {
-            nics: [NicSim::new()?, NicSim::new()?],
+            nics: [NicSim::with_timing(host, cfg.faults.seed ^ 1)?, NicSim::with_timing(host, cfg.faults.seed ^ 2)?],
             link: Default::default(),
             cfg,
             cycle: 0,
