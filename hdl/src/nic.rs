@@ -1,20 +1,23 @@
-//! The NIC top, `rnic_nic`: the BAR0 register file, the receive pipeline, the requester and the
-//! transmit engine around one Ethernet port, with the DMA read half of the AXI4 master port.
+//! The NIC top, `rnic_nic`: the BAR0 register file, the receive pipeline, the RC requester,
+//! responder and completer, and the transmit engine around one Ethernet port, with the card's
+//! AXI4 master port for DMA.
 //!
 //! ```text
-//!  BAR0 (AXI4-Lite) ─► Csr ─► port.control ─► fcs_enable of both directions
-//!                       │ └─► port addresses, qp staging + commit, doorbell.sq ─► Requester
-//!                       └───► mr staging + commit ─► MrTable ◄─► Requester (local keys)
+//!  BAR0 (AXI4-Lite) ─► Csr ─► port control and addresses, qp / mr / cq staging + commits,
+//!                       │     doorbell.sq ─► Requester, Responder, Completer, MrTable ×2
 //!                       ▲ status_sel / status_value: counters
 //!  Requester ⇄ DmaRead ⇄ AXI4 read channels (dma_ar*, dma_r*) ⇄ host memory
-//!  Requester ─┬─► TX arbiter ─► RoceTx ─► MAC tx (tx_*)
-//!  txd_*/txp_* ┘   (whole packets: a descriptor, then its payload beats)
-//!  MAC rx (rx_*) ─► RoceRx ─► accepted records + payload (rxd_*), not-RoCE frames (host_*)
+//!  Responder (payload) ┬─► write arbiter ─► DmaWrite ⇄ AXI4 write channels (dma_aw*, dma_w*, dma_b*)
+//!  Completer (CQEs)   ─┘
+//!  Responder ACK/NAK ─┬─► TX arbiter ─► RoceTx ─► MAC tx (tx_*)
+//!  Requester ─────────┤   (whole packets: a descriptor, then its payload beats)
+//!  txd_* / txp_* ─────┘
+//!  MAC rx (rx_*) ─► RoceRx ─► Responder (requests) ─► Completer (acknowledges)
+//!                         └─► not-RoCE frames (host_*); rxd_*: a monitor of what is taken
 //! ```
 //!
-//! `txd_*` / `txp_*` is a second packet source beside the requester (the simulator uses it
-//! to put arbitrary packets on the link); the `rxd_*` outputs are where the responder will
-//! attach (not built yet).
+//! `txd_*` / `txp_*` is a second packet source beside the requester and the responder (the
+//! simulator uses it to put arbitrary packets on the link).
 
 use crate::csr::{Csr, N_STATUS};
 use crate::dma::mr_table::MrTable;

@@ -141,7 +141,7 @@ impl NicSim {
         })
     }
 
-    /// Queue a packet for the transmit engine (standing in for the queue manager).
+    /// Queue a packet on the card's second transmit source (any packet, for tests).
     pub fn send(&mut self, desc: TxDescriptor, payload: &[u8]) {
         self.tx.queue(desc, payload);
     }

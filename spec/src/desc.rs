@@ -1,4 +1,4 @@
-//! Host-memory formats shared by the driver and the DMA queue manager: send and receive work
+//! Host-memory formats shared by the driver and the card's queue engines: send and receive work
 //! queue entries, completion queue entries, and the doorbell words.
 //!
 //! All fields are little-endian in host memory; the hardware puts them on the wire big-endian
@@ -17,7 +17,7 @@ pub const RECV_WQE_LEN: usize = 32;
 /// Completion queue entry size.
 pub const CQE_LEN: usize = 32;
 
-/// Byte offsets of the send WQE's fields (little-endian; the queue manager slices them out
+/// Byte offsets of the send WQE's fields (little-endian; the requester slices them out
 /// of the 64-byte entry at these offsets).
 pub mod send_wqe {
     pub const WR_ID: usize = 0;
