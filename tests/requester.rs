@@ -13,7 +13,7 @@ use rnic_sim::world::{LinkConfig, World};
 use rnic_spec::desc::{send_flags, SendOp, SendWqe};
 use rnic_spec::mr::access;
 use rnic_spec::qp::{RequestPacket, WQE_BATCH};
-use rnic_spec::wire::ib::{BTH_DEST_QP_OFF, BTH_LEN};
+use rnic_spec::wire::packet::RocePacket;
 use rnic_spec::wire::rx::{classify, RxConfig};
 use std::collections::{HashMap, VecDeque};
 
@@ -25,19 +25,16 @@ fn connected_qp(card: &mut Card, pd: rnic_driver::verbs::Pd, cq: &Cq, kind: Path
     qp
 }
 
-/// The frames card 0 put on the wire, per destination QP, in order.
-fn sent_by_qp(world: &World) -> HashMap<u32, VecDeque<Vec<u8>>> {
-    let mut out: HashMap<u32, VecDeque<Vec<u8>>> = HashMap::new();
-    for (_, from, frame) in world.capture() {
-        if *from != 0 {
-            continue;
-        }
-        let r = classify(frame, RxConfig { fcs: false });
-        assert_eq!(r.verdict, Ok(()), "every frame the requester sends is valid RoCE v2");
-        let p = r.packet.expect("parsed");
-        out.entry(p.bth.dest_qp).or_default().push_back(frame.clone());
-    }
-    out
+/// The frames card 0 put on the wire, parsed by the reference receiver, in order.
+fn sent_by_card0(world: &World) -> Vec<(RocePacket, Vec<u8>)> {
+    world
+        .sent_by(0)
+        .map(|(_, frame)| {
+            let r = classify(frame, RxConfig { fcs: false });
+            assert_eq!(r.verdict, Ok(()), "every frame the requester sends is valid RoCE v2");
+            (r.packet.expect("parsed"), frame.clone())
+        })
+        .collect()
 }
 
 #[test]
@@ -119,7 +116,11 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
     let done = world.borrow_mut().run_until(3_000_000, |w| w.nics[1].delivered_count() == total && w.link_idle());
     assert!(done, "card 1 got {} of {total} packets", world.borrow().nics[1].delivered_count());
 
-    let mut sent = sent_by_qp(&world.borrow());
+    let frames = sent_by_card0(&world.borrow());
+    let mut sent: HashMap<u32, VecDeque<Vec<u8>>> = HashMap::new();
+    for (p, frame) in &frames {
+        sent.entry(p.bth.dest_qp).or_default().push_back(frame.clone());
+    }
     for (dest, packets) in &expected {
         let got = sent.remove(dest).unwrap_or_default();
         assert_eq!(got.len(), packets.len(), "packets to QP {dest:#x}");
@@ -157,15 +158,10 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
             fifo.push_back(i);
         }
     }
-    let starts: Vec<u32> = world
-        .borrow()
-        .capture()
+    let starts: Vec<u32> = frames
         .iter()
-        .filter(|(_, from, f)| *from == 0 && matches!(f[first_bth(f)], 0x00 | 0x04 | 0x05 | 0x06 | 0x0A | 0x0B))
-        .map(|(_, _, f)| {
-            let at = first_bth(f) + BTH_DEST_QP_OFF;
-            u32::from_be_bytes([0, f[at], f[at + 1], f[at + 2]])
-        })
+        .filter(|(p, _)| matches!(p.bth.opcode, 0x00 | 0x04 | 0x05 | 0x06 | 0x0A | 0x0B))
+        .map(|(p, _)| p.bth.dest_qp)
         .collect();
     assert_eq!(starts, want_starts, "messages in round-robin order");
 
@@ -173,16 +169,6 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
     assert_eq!(a.dev.read("tx_counters", "wqe_errors").unwrap(), refused);
     assert_eq!(b.dev.read("rx_counters", "accepted").unwrap() as usize, total);
     assert!(world.borrow().nics[0].dma_read.violations.is_empty());
-}
-
-/// Byte offset of the BTH in a frame built by this card (Ethernet, optional VLAN, IPv4 / IPv6, UDP).
-fn first_bth(f: &[u8]) -> usize {
-    let l2 = if f[12..14] == [0x81, 0x00] { 18 } else { 14 };
-    let ethertype = &f[l2 - 2..l2];
-    let l3 = if ethertype == [0x86, 0xDD] { 40 } else { 20 };
-    let at = l2 + l3 + 8;
-    assert!(f.len() >= at + BTH_LEN);
-    at
 }
 
 #[test]

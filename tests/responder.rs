@@ -22,16 +22,14 @@ use std::collections::HashMap;
 
 /// How many frames card `from` has sent.
 fn count(world: &World, from: usize) -> usize {
-    world.capture().iter().filter(|(_, f, _)| *f == from).count()
+    world.sent_by(from).count()
 }
 
 /// Frames card `from` sent, parsed.
 fn sent(world: &World, from: usize) -> Vec<RocePacket> {
     world
-        .capture()
-        .iter()
-        .filter(|(_, f, _)| *f == from)
-        .map(|(_, _, frame)| {
+        .sent_by(from)
+        .map(|(_, frame)| {
             let r = classify(frame, RxConfig { fcs: false });
             assert_eq!(r.verdict, Ok(()), "card {from} sends valid RoCE v2 frames");
             r.packet.expect("parsed")
@@ -140,7 +138,7 @@ fn writes_through(seed: u64, host: HostTiming) {
     }
     let mut got_acks: HashMap<u32, Vec<Vec<u8>>> = HashMap::new();
     let back: HashMap<u32, u32> = pairs.iter().map(|(qa, qb)| (qa.qpn, qb.qpn)).collect();
-    for (_, _, frame) in world.borrow().capture().iter().filter(|(_, f, _)| *f == 1) {
+    for (_, frame) in world.borrow().sent_by(1) {
         let to = classify(frame, RxConfig { fcs: false }).packet.expect("parsed").bth.dest_qp;
         got_acks.entry(back[&to]).or_default().push(frame.clone());
     }
@@ -248,7 +246,7 @@ fn refused_requests_get_the_models_answer_and_write_nothing() {
     assert!(done, "card 1 answered {} of {}", count(&world.borrow(), 1), want.len());
     world.borrow_mut().run_until(2_000, |_| false);
     let w = world.borrow();
-    let answers: Vec<&Vec<u8>> = w.capture().iter().filter(|(_, f, _)| *f == 1).map(|(_, _, f)| f).collect();
+    let answers: Vec<&Vec<u8>> = w.sent_by(1).map(|(_, f)| f).collect();
     assert_eq!(answers.len(), want.len());
     for (k, (g, e)) in answers.iter().zip(&want).enumerate() {
         assert_eq!(g[g.len() - 8 - 12], OP_ACK, "answer {k} is an acknowledge packet");
@@ -301,7 +299,7 @@ fn a_lost_packet_is_nakked_once_and_the_resent_tail_completes_the_message() {
     let done = world.borrow_mut().run_until(100_000, |w| w.link_idle() && w.nics[0].tx_pending() == (0, 0) && count(w, 1) == 2);
     assert!(done, "card 1 answered {} times", count(&world.borrow(), 1));
     world.borrow_mut().run_until(500, |_| false);
-    let answers: Vec<Vec<u8>> = world.borrow().capture().iter().filter(|c| c.1 == 1).map(|c| c.2.clone()).collect();
+    let answers: Vec<Vec<u8>> = world.borrow().sent_by(1).map(|(_, f)| f.clone()).collect();
     for (k, (g, r)) in answers.iter().zip(&want).enumerate() {
         assert_frame(g, &r.descriptor(b.port(), &ctx).packet(&[]).unwrap().frame(), &format!("answer {k}"));
     }

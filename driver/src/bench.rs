@@ -231,18 +231,18 @@ pub fn write_goodput(size: usize, pmtu: u32, qps: usize, bytes: usize) -> Result
         }
     }
     let packets = messages * packet_count(size as u32, pmtu.trailing_zeros() as u8) as usize;
-    let sent = |w: &rnic_sim::world::World| w.capture().iter().filter(|c| c.1 == 0).count();
+    let sent = |w: &rnic_sim::world::World| w.sent_by(0).count();
     let done = world.borrow_mut().run_until(50_000_000, |w| sent(w) == packets && w.link_idle());
     if !done {
         return Err(format!("only {} of {packets} packets left card 0", sent(&world.borrow())));
     }
     let w = world.borrow();
-    let frames: Vec<&(u64, usize, Vec<u8>)> = w.capture().iter().filter(|c| c.1 == 0).collect();
-    let wire_bytes: u64 = frames.iter().map(|f| (f.2.len() + 4 + WIRE_OVERHEAD) as u64).sum();
+    let frames: Vec<(u64, &Vec<u8>)> = w.sent_by(0).collect();
+    let wire_bytes: u64 = frames.iter().map(|f| (f.1.len() + 4 + WIRE_OVERHEAD) as u64).sum();
     let last = frames.last().expect("frames");
     let cycles_of = |ns: u64| ns as f64 * CLOCK_MHZ / 1000.0;
     let first = cycles_of(frames[0].0);
-    let end = cycles_of(last.0) + w.wire_cycles(last.2.len() + 4);
+    let end = cycles_of(last.0) + w.wire_cycles(last.1.len() + 4);
     Ok(WriteBench {
         size,
         pmtu,

@@ -60,7 +60,7 @@ pub struct Demo {
 
 /// Frames card `from` has sent so far.
 fn sent(w: &World, from: usize) -> usize {
-    w.capture().iter().filter(|c| c.1 == from).count()
+    w.sent_by(from).count()
 }
 
 /// Run the demo; `trace` writes a VCD of card 0 (`FILE`) and card 1 (`FILE.1.vcd`).
@@ -165,9 +165,9 @@ fn one_write(
     let done = world.borrow_mut().run_until(2_000_000, |w| sent(w, 1) > acks_before && w.link_idle());
     let w = world.borrow();
     // The ACK for this message: card 1's newest frame.
-    let ack = w.capture().iter().rev().find(|c| c.1 == 1);
+    let ack = w.sent_by(1).last();
     let acked = done
-        && ack.is_some_and(|(_, _, f)| {
+        && ack.is_some_and(|(_, f)| {
             let r = rnic_spec::wire::rx::classify(f, rnic_spec::wire::rx::RxConfig { fcs: false });
             r.packet.is_some_and(|p| {
                 p.bth.opcode == rnic_spec::responder::OP_ACK
@@ -175,7 +175,7 @@ fn one_write(
                     && p.ext.iter().any(|x| matches!(x, rnic_spec::wire::ib::Ext::Aeth(a) if a.syndrome == rnic_spec::responder::aeth::ACK))
             })
         });
-    let end = ack.map_or(w.cycles(), |(ns, _, f)| (*ns as f64 * CLOCK_MHZ / 1000.0 + w.wire_cycles(f.len() + 4)) as u64);
+    let end = ack.map_or(w.cycles(), |(ns, f)| (ns as f64 * CLOCK_MHZ / 1000.0 + w.wire_cycles(f.len() + 4)) as u64);
     drop(w);
     let got = b.read_buf(dst, size + 64).map_err(e)?;
     let mut want = vec![0u8; size + 64];

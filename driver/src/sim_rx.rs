@@ -193,7 +193,8 @@ pub fn respond(frames: &[Vec<u8>], config_path: &Path, fcs: bool) -> Result<Resp
         let frame = rnic_spec::wire::as_on_wire(f, fcs);
         nic.receive(&frame);
         // A 100 Gb/s link: the frame with preamble and gap, less the beats it took.
-        let wire = ((frame.len() + if fcs { 0 } else { 4 } + rnic_sim::world::WIRE_OVERHEAD) as f64 * 8.0 / 100.0 * 0.25).ceil() as u64;
+        let with_fcs = frame.len() + if fcs { 0 } else { 4 };
+        let wire = rnic_sim::world::wire_cycles(with_fcs, rnic_sim::world::LinkConfig::default().gbps).ceil() as u64;
         nic.idle(wire.saturating_sub(frame.len().div_ceil(64) as u64));
     }
     nic.idle(2_000);

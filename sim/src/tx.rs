@@ -134,7 +134,7 @@ impl TxQueues {
             IpPair::V4 { src, dst } => (false, u32::from_be_bytes(src) as u128, u32::from_be_bytes(dst) as u128),
             IpPair::V6 { src, dst } => (true, u128::from_be_bytes(src), u128::from_be_bytes(dst)),
         };
-        let tci = d.vlan.map_or(0, |v| (v.pcp as u64 & 7) << 13 | (v.dei as u64) << 12 | (v.vid as u64 & 0xFFF));
+        let tci = d.vlan.map_or(0, |v| v.tci() as u64);
         let values: [u64; 24] = [
             mac(d.eth_dst),
             mac(d.eth_src),

@@ -154,7 +154,7 @@ impl World {
 
     /// Wire time of a frame of `len` bytes (FCS included), in cycles.
     pub fn wire_cycles(&self, len: usize) -> f64 {
-        ((len + WIRE_OVERHEAD) * 8) as f64 / self.cfg.gbps * CLOCK_MHZ / 1000.0
+        wire_cycles(len, self.cfg.gbps)
     }
 
     /// One clock cycle of both cards and the link.
@@ -229,11 +229,22 @@ impl World {
         &self.capture
     }
 
+    /// The frames card `from` has put on the wire so far: (ns of the first bit, frame).
+    pub fn sent_by(&self, from: usize) -> impl Iterator<Item = (u64, &Vec<u8>)> {
+        self.capture.iter().filter(move |c| c.1 == from).map(|c| (c.0, &c.2))
+    }
+
     /// The capture as a pcap file.
     pub fn pcap(&self) -> Vec<u8> {
         let frames: Vec<(u64, Vec<u8>)> = self.capture.iter().map(|(ns, _, f)| (*ns, f.clone())).collect();
         crate::pcap::write(&frames)
     }
+}
+
+/// Wire time, in cycles, of a frame of `len` bytes (FCS included) on a `gbps` link: preamble
+/// and inter-frame gap counted.
+pub fn wire_cycles(len: usize, gbps: f64) -> f64 {
+    ((len + WIRE_OVERHEAD) * 8) as f64 / gbps * CLOCK_MHZ / 1000.0
 }
 
 /// Set the ECN field of an ECT frame to CE (11), as a congested switch does: the IPv4 header

@@ -108,7 +108,26 @@ pub fn packet_count(length: u32, pmtu_log2: u8) -> u32 {
     length.div_ceil(1 << pmtu_log2).max(1)
 }
 
+/// A big-endian 32-bit register value from four bytes.
+fn be32(b: &[u8]) -> u32 {
+    u32::from_be_bytes(b.try_into().expect("4 bytes"))
+}
+
+/// A MAC address as its (low 32 bits, high 16 bits) register pair.
+fn mac_words(mac: &[u8; 6]) -> (u32, u32) {
+    (be32(&mac[2..]), u16::from_be_bytes([mac[0], mac[1]]) as u32)
+}
+
 impl QpContext {
+    /// The IP addresses of this QP's packets from `port`: the path's version, the port's own
+    /// address of that version as the source.
+    pub fn ip_pair(&self, port: &PortAddress) -> IpPair {
+        match self.remote_ip {
+            RemoteIp::V4(dst) => IpPair::V4 { src: port.ipv4, dst },
+            RemoteIp::V6(dst) => IpPair::V6 { src: port.ipv6, dst },
+        }
+    }
+
     /// The packets `wqe` becomes when its first PSN is `first_psn`, or why it is refused.
     /// `mrs` is the card's region table (slots as `mr::check` takes them).
     pub fn request(
@@ -126,10 +145,7 @@ impl QpContext {
             return Err(WqeError::TooLong(wqe.length));
         }
         mr::check(mrs, wqe.lkey, self.pd, wqe.local_addr, wqe.length, mr::access::LOCAL_READ).map_err(WqeError::LocalKey)?;
-        let ip = match self.remote_ip {
-            RemoteIp::V4(dst) => IpPair::V4 { src: port.ipv4, dst },
-            RemoteIp::V6(dst) => IpPair::V6 { src: port.ipv6, dst },
-        };
+        let ip = self.ip_pair(port);
         let n = packet_count(wqe.length, self.pmtu_log2);
         let pmtu = 1u32 << self.pmtu_log2;
         let solicited = wqe.flags & send_flags::SOLICITED != 0 && matches!(op, SendOp::Send | SendOp::SendImm | SendOp::WriteImm);
@@ -172,7 +188,6 @@ impl QpContext {
 
     /// The `qp` block's staging registers for this context, by name (then write `qp.commit`).
     pub fn registers(&self) -> Vec<(&'static str, u32)> {
-        let be32 = |b: &[u8]| u32::from_be_bytes(b.try_into().expect("4 bytes"));
         let ip: [u8; 16] = match self.remote_ip {
             RemoteIp::V4(a) => {
                 let mut w = [0; 16];
@@ -188,12 +203,13 @@ impl QpContext {
         if self.vlan.is_some() {
             flags |= qp_flags::VLAN;
         }
-        let tci = self.vlan.map_or(0, |v| (v.pcp as u32 & 7) << 13 | (v.dei as u32) << 12 | (v.vid as u32 & 0xFFF));
+        let tci = self.vlan.map_or(0, |v| v.tci() as u32);
+        let (mac_lo, mac_hi) = mac_words(&self.dest_mac);
         vec![
             ("state", self.state),
             ("dest_qpn", self.dest_qpn & psn::PSN_MASK),
-            ("dest_mac_lo", be32(&self.dest_mac[2..])),
-            ("dest_mac_hi", u16::from_be_bytes([self.dest_mac[0], self.dest_mac[1]]) as u32),
+            ("dest_mac_lo", mac_lo),
+            ("dest_mac_hi", mac_hi),
             ("flags", flags),
             ("vlan_tci", tci),
             ("traffic", (self.dscp as u32 & 0x3F) | (self.ecn as u32 & 3) << 6 | (self.ttl as u32) << 8),
@@ -224,10 +240,10 @@ impl QpContext {
 impl PortAddress {
     /// The `port` block's address registers, by name.
     pub fn registers(&self) -> Vec<(&'static str, u32)> {
-        let be32 = |b: &[u8]| u32::from_be_bytes(b.try_into().expect("4 bytes"));
+        let (mac_lo, mac_hi) = mac_words(&self.mac);
         vec![
-            ("mac_lo", be32(&self.mac[2..])),
-            ("mac_hi", u16::from_be_bytes([self.mac[0], self.mac[1]]) as u32),
+            ("mac_lo", mac_lo),
+            ("mac_hi", mac_hi),
             ("ipv4", be32(&self.ipv4)),
             ("ipv6_0", be32(&self.ipv6[0..4])),
             ("ipv6_1", be32(&self.ipv6[4..8])),

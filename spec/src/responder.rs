@@ -14,12 +14,12 @@
 //! of finished messages).
 
 use crate::mr::{self, AccessError, MemoryRegion};
-use crate::qp::{PortAddress, QpContext, RemoteIp};
+use crate::qp::{PortAddress, QpContext};
 use crate::regs::qp_state;
 use crate::wire::ib::{Aeth, Ext, Reth};
 use crate::wire::packet::RocePacket;
 use crate::wire::psn;
-use crate::wire::tx::{IpPair, TxDescriptor};
+use crate::wire::tx::TxDescriptor;
 
 pub const OP_WRITE_FIRST: u8 = 0x06;
 pub const OP_WRITE_MIDDLE: u8 = 0x07;
@@ -150,10 +150,7 @@ impl Response {
             eth_dst: ctx.dest_mac,
             eth_src: port.mac,
             vlan: ctx.vlan,
-            ip: match ctx.remote_ip {
-                RemoteIp::V4(dst) => IpPair::V4 { src: port.ipv4, dst },
-                RemoteIp::V6(dst) => IpPair::V6 { src: port.ipv6, dst },
-            },
+            ip: ctx.ip_pair(port),
             dscp: ctx.dscp,
             ecn: ctx.ecn,
             ttl: ctx.ttl,

@@ -23,6 +23,13 @@ pub struct Vlan {
     pub vid: u16,
 }
 
+impl Vlan {
+    /// The tag control information word: PCP (3 bits), DEI, VID (12 bits).
+    pub fn tci(&self) -> u16 {
+        ((self.pcp as u16 & 7) << 13) | ((self.dei as u16) << 12) | (self.vid & 0xFFF)
+    }
+}
+
 /// Ethernet II header with an optional 802.1Q tag. `ethertype` is the inner type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct EthHeader {
@@ -48,8 +55,7 @@ impl EthHeader {
         out.extend_from_slice(&self.src);
         if let Some(v) = self.vlan {
             out.extend_from_slice(&ETHERTYPE_VLAN.to_be_bytes());
-            let tci = ((v.pcp as u16 & 7) << 13) | ((v.dei as u16) << 12) | (v.vid & 0xFFF);
-            out.extend_from_slice(&tci.to_be_bytes());
+            out.extend_from_slice(&v.tci().to_be_bytes());
         }
         out.extend_from_slice(&self.ethertype.to_be_bytes());
     }
