@@ -6,7 +6,7 @@
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use rnic_driver::verbs::{Cq, Qp, QpAttr, QpState, SendWr, VerbsError};
+use rnic_driver::verbs::{Cq, Qp, QpAttr, QpCaps, QpState, SendWr, VerbsError};
 use rnic_driver::sim_pair::{connect, two_cards, Card, PathKind};
 
 use rnic_sim::world::{LinkConfig, World};
@@ -20,7 +20,7 @@ use std::collections::{HashMap, VecDeque};
 /// A QP on card 0 connected towards port 1 (whose card has no such QP: the frames are
 /// checked on the wire).
 fn connected_qp(card: &mut Card, pd: rnic_driver::verbs::Pd, cq: &Cq, kind: PathKind, dest_qpn: u32, psn: u32) -> Qp {
-    let mut qp = card.create_qp(pd, cq, 64).unwrap();
+    let mut qp = card.create_qp(pd, cq, cq, QpCaps { sq_entries: 64, rq_entries: 1 }).unwrap();
     connect(card, &mut qp, 1, kind, dest_qpn, 0, psn).unwrap();
     qp
 }
@@ -177,14 +177,14 @@ fn verbs_refuse_bad_requests_before_the_card_sees_them() {
     let pd = a.alloc_pd();
     let cq = a.create_cq(4).unwrap();
     assert!(a.create_cq(5).is_err(), "CQ sizes are powers of two");
-    let mut qp = a.create_qp(pd, &cq, 2).unwrap();
+    let mut qp = a.create_qp(pd, &cq, &cq, QpCaps { sq_entries: 2, rq_entries: 1 }).unwrap();
     let wr = SendWr { wr_id: 1, op: SendOp::Write, flags: 0, local_addr: 0, length: 1, lkey: 0, remote_addr: 0, rkey: 0, imm: 0 };
     assert_eq!(a.post_send(&mut qp, &wr), Err(VerbsError::NotReadyToSend(QpState::Reset)));
     assert!(matches!(a.modify_qp(&mut qp, QpState::Rts, &QpAttr::default()), Err(VerbsError::BadTransition { .. })));
     a.modify_qp(&mut qp, QpState::Init, &QpAttr::default()).unwrap();
     let e = a.modify_qp(&mut qp, QpState::Rtr, &QpAttr { pmtu: Some(1000), ..Default::default() }).unwrap_err();
     assert!(matches!(e, VerbsError::BadAttribute("path", _)), "{e}");
-    assert!(a.create_qp(pd, &cq, 3).is_err(), "queue sizes are powers of two");
+    assert!(a.create_qp(pd, &cq, &cq, QpCaps { sq_entries: 3, rq_entries: 1 }).is_err(), "queue sizes are powers of two");
     let mut qp = connected_qp(&mut a, pd, &cq, PathKind { v6: false, vlan: None, pmtu: 1024 }, 0x11, 0);
     let read = SendWr { op: SendOp::Read, ..wr };
     assert_eq!(a.post_send(&mut qp, &read), Err(VerbsError::Unsupported("RDMA READ")));

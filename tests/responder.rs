@@ -1,16 +1,19 @@
-//! The responder end to end: RDMA WRITEs posted on card 0 land in card 1's host memory,
-//! byte-exact and nowhere else; card 1 answers every message with the ACK the reference model
-//! (`rnic_spec::responder`) gives; and requests the model refuses — bad rkey, out of bounds,
-//! no remote-write access, another PD, PSN gaps, duplicates, FIRST/MIDDLE/LAST out of order,
-//! wrong lengths — get the model's NAK or ACK and write not one byte.
+//! The responder end to end: RDMA WRITEs and SENDs posted on card 0 land in card 1's host
+//! memory (at the RETH address, or in the posted receive buffer), byte-exact and nowhere else;
+//! card 1 answers every message with the ACK the reference model (`rnic_spec::responder`)
+//! gives and completes its receive WQEs as the model does (wr_id, byte count, immediate); and
+//! requests the model refuses — bad rkey, out of bounds, no remote-write access, another PD,
+//! PSN gaps, duplicates, FIRST/MIDDLE/LAST out of order, wrong lengths, no receive WQE, a
+//! receive buffer too small or with a bad lkey — get the model's NAK or ACK and write not one
+//! byte.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use rnic_driver::verbs::{Qp, SendWr};
+use rnic_driver::verbs::{Qp, QpCaps, RecvWr, SendWr};
 use rnic_driver::sim_pair::{port, qp_pair, try_two_cards_with_host, two_cards, PathKind};
 use rnic_sim::host::HostTiming;
 use rnic_sim::world::{LinkConfig, World};
-use rnic_spec::desc::SendOp;
+use rnic_spec::desc::{CqOp, CqStatus, RecvWqe, SendOp};
 use rnic_spec::mr::access;
 use rnic_spec::qp::QpContext;
 use rnic_spec::responder::{aeth, Outcome, Response, RspState, OP_ACK};
@@ -19,6 +22,8 @@ use rnic_spec::wire::packet::RocePacket;
 use rnic_spec::wire::rx::{classify, RxConfig};
 use rnic_spec::wire::tx::TxDescriptor;
 use std::collections::HashMap;
+
+const CAPS: QpCaps = QpCaps { sq_entries: 64, rq_entries: 64 };
 
 /// How many frames card `from` has sent.
 fn count(world: &World, from: usize) -> usize {
@@ -43,16 +48,20 @@ fn assert_frame(got: &[u8], want: &[u8], what: &str) {
 }
 
 #[test]
-fn writes_land_in_remote_memory_and_are_acknowledged() {
-    writes_through(0xa11ce, HostTiming::default());
+fn writes_and_sends_land_in_remote_memory_and_are_acknowledged() {
+    messages_through(0xa11ce, HostTiming::default());
 }
 
 #[test]
-fn writes_land_the_same_when_both_hosts_hold_their_ready_low_40_percent_of_cycles() {
-    writes_through(0xb0b, HostTiming { backpressure: 40, ..HostTiming::default() });
+fn writes_and_sends_land_the_same_when_both_hosts_hold_their_ready_low_40_percent_of_cycles() {
+    messages_through(0xb0b, HostTiming { backpressure: 40, ..HostTiming::default() });
 }
 
-fn writes_through(seed: u64, host: HostTiming) {
+/// A receive completion as the model and the driver both name it: (wr_id, status, op, bytes,
+/// immediate).
+type RecvSeen = (u64, CqStatus, CqOp, u32, Option<u32>);
+
+fn messages_through(seed: u64, host: HostTiming) {
     let mut rng = SmallRng::seed_from_u64(seed);
     let (world, mut a, mut b) = try_two_cards_with_host(LinkConfig::default(), host).unwrap();
     let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
@@ -65,7 +74,7 @@ fn writes_through(seed: u64, host: HostTiming) {
     b.write_buf(dst.iova, &before).unwrap();
     let lmr = a.reg_mr(pa, src.iova, len as u32, 0).unwrap();
     let rmr = b.reg_mr(pb, dst.iova, len as u32, access::REMOTE_WRITE | access::LOCAL_WRITE).unwrap();
-    let (mut cqa, cqb) = (a.create_cq(128).unwrap(), b.create_cq(1).unwrap());
+    let (mut cqa, mut cqb) = (a.create_cq(128).unwrap(), b.create_cq(128).unwrap());
 
     let kinds = [
         PathKind { v6: false, vlan: None, pmtu: 1024 },
@@ -76,47 +85,81 @@ fn writes_through(seed: u64, host: HostTiming) {
     let mut pairs: Vec<(Qp, Qp)> = (0..16)
         .map(|i| {
             let psn = if i % 5 == 0 { 0xFF_FFF8 } else { rng.gen_range(0..0x100_0000) };
-            qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kinds[i % kinds.len()], 64, (psn, rng.gen_range(0..0x100_0000))).unwrap()
+            qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kinds[i % kinds.len()], CAPS, (psn, rng.gen_range(0..0x100_0000))).unwrap()
         })
         .collect();
 
-    // Disjoint destinations, random sizes and source offsets; WRITE and WRITE with immediate.
+    // Disjoint destinations, random sizes and source offsets; WRITE, WRITE with immediate, SEND
+    // and SEND with immediate (each SEND into a receive buffer up to 64 bytes longer than it).
     let mut expect = before.clone();
     let mut next_dst = 0usize;
     let mut messages = vec![0u32; pairs.len()];
-    let mut posted_ids: Vec<(u32, u64)> = Vec::new();
+    let mut posted_ids: Vec<(u32, u64, CqOp)> = Vec::new();
+    let mut rqs: HashMap<u32, Vec<RecvWqe>> = HashMap::new();
     for round in 0..4 {
-        for (i, (qa, _)) in pairs.iter_mut().enumerate() {
+        for (i, (qa, qb)) in pairs.iter_mut().enumerate() {
             let n = match rng.gen_range(0..8) {
                 0 => 0,
                 1 | 2 => rng.gen_range(1..=64),
                 _ => rng.gen_range(65..=9000),
             };
+            let op = [SendOp::Write, SendOp::WriteImm, SendOp::Send, SendOp::SendImm][rng.gen_range(0..4)];
             let off = next_dst + rng.gen_range(0..64);
-            next_dst = off + n;
+            let room = if op.is_rdma() { n } else { n + rng.gen_range(0..64) };
+            next_dst = off + room;
             assert!(next_dst <= len);
             let from = rng.gen_range(0..len - n);
             expect[off..off + n].copy_from_slice(&image[from..from + n]);
+            if op != SendOp::Write {
+                // A WRITE with immediate consumes a receive WQE too (its buffer stays unused).
+                let buf = if op.is_rdma() { (0, 0) } else { (dst.iova + off as u64, room as u32) };
+                let rwr = RecvWr { wr_id: 0x5000 + (i * 10 + round) as u64, addr: buf.0, length: buf.1, lkey: rmr.key() };
+                b.post_recv(qb, &[rwr]).unwrap();
+                rqs.entry(qb.qpn).or_default().push(RecvWqe { wr_id: rwr.wr_id, addr: rwr.addr, length: rwr.length, lkey: rwr.lkey });
+            }
             let wr = SendWr {
                 wr_id: (i * 10 + round) as u64,
-                op: if rng.gen() { SendOp::Write } else { SendOp::WriteImm },
+                op,
                 flags: 0,
                 local_addr: src.iova + from as u64,
                 length: n as u32,
                 lkey: lmr.key(),
-                remote_addr: dst.iova + off as u64,
-                rkey: rmr.key(),
+                remote_addr: if op.is_rdma() { dst.iova + off as u64 } else { 0 },
+                rkey: if op.is_rdma() { rmr.key() } else { 0 },
                 imm: rng.gen(),
             };
             a.post_send(qa, &wr).unwrap();
-            posted_ids.push((qa.qpn, wr.wr_id));
+            posted_ids.push((qa.qpn, wr.wr_id, if op.is_rdma() { CqOp::Write } else { CqOp::Send }));
             messages[i] += 1;
         }
+        // A round at a time: 16 messages in flight at once. (Unpaced, a flood of tiny SENDs
+        // outruns the responder and, without retransmission, a dropped packet stalls its QP:
+        // README, status.)
+        let so_far: u32 = messages.iter().sum();
+        world.borrow_mut().run_until(2_000_000, |w| count(w, 1) >= so_far as usize);
     }
     let total_messages: u32 = messages.iter().sum();
     let done = world.borrow_mut().run_until(4_000_000, |w| {
         w.link_idle() && count(w, 1) == total_messages as usize && w.nics.iter().all(|n| n.tx_pending() == (0, 0))
     });
+    if !done {
+        for name in ["placed", "acks", "naks_sequence", "naks_invalid", "naks_access", "duplicates", "bad_qp", "set_aside", "naks_rnr", "naks_operational", "receives"] {
+            eprintln!("{name} {}", b.dev.read("responder", name).unwrap());
+        }
+        eprintln!("rx {:?}", b.dev.stats().unwrap().iter().filter(|c| c.2 != 0).collect::<Vec<_>>());
+        eprintln!("a {:?}", a.dev.stats().unwrap().iter().filter(|c| c.2 != 0).collect::<Vec<_>>());
+        let back: HashMap<u32, u32> = pairs.iter().map(|(qa, qb)| (qa.qpn, qb.qpn)).collect();
+        for p in sent(&world.borrow(), 1) {
+            let aeth = p.ext.iter().find_map(|e| if let rnic_spec::wire::ib::Ext::Aeth(a) = e { Some(a.syndrome) } else { None }).unwrap();
+            if aeth != 0x1f {
+                let q = back[&p.bth.dest_qp];
+                eprintln!("answer {aeth:#x} psn {} on card-1 QP {q} (rq posted {})", p.bth.psn, rqs.get(&q).map_or(0, Vec::len));
+                for r in sent(&world.borrow(), 0).iter().filter(|r| r.bth.dest_qp == q) {
+                    eprintln!("   op {:#x} psn {} len {}", r.bth.opcode, r.bth.psn, r.payload.len());
+                }
+            }
+        }
+    }
     assert!(done, "card 1 sent {} of {total_messages} ACKs", count(&world.borrow(), 1));
     let got = b.read_buf(dst.iova, len).unwrap();
     if let Some(at) = got.iter().zip(&expect).position(|(x, y)| x != y) {
@@ -128,12 +171,17 @@ fn writes_through(seed: u64, host: HostTiming) {
     let ctxs: HashMap<u32, QpContext> = pairs.iter().map(|(_, qb)| (qb.qpn, *qb.context())).collect();
     let mut states: HashMap<u32, RspState> = ctxs.iter().map(|(q, c)| (*q, RspState::new(c.rq_psn))).collect();
     let mut want: HashMap<u32, Vec<Vec<u8>>> = HashMap::new();
+    let mut want_recv: HashMap<u32, Vec<RecvSeen>> = HashMap::new();
     for p in sent(&world.borrow(), 0) {
         let q = p.bth.dest_qp;
-        let (outcome, resp) = states.get_mut(&q).expect("a QP of card 1").receive(ctxs.get(&q), b.regions(), &p);
-        assert!(matches!(outcome, Outcome::Placed { .. }), "{outcome:?}");
-        if let Some(r) = resp {
+        let rq = rqs.get(&q).map_or(&[][..], Vec::as_slice);
+        let effect = states.get_mut(&q).expect("a QP of card 1").receive(ctxs.get(&q), b.regions(), rq, &p);
+        assert!(matches!(effect.outcome, Outcome::Placed { .. }), "{effect:?}");
+        if let Some(r) = effect.response {
             want.entry(q).or_default().push(r.descriptor(b.port(), &ctxs[&q]).packet(&[]).unwrap().frame());
+        }
+        if let Some(c) = effect.completion {
+            want_recv.entry(q).or_default().push((rq[c.wqe_index as usize].wr_id, c.status, c.op, c.byte_len, c.imm));
         }
     }
     let mut got_acks: HashMap<u32, Vec<Vec<u8>>> = HashMap::new();
@@ -152,20 +200,30 @@ fn writes_through(seed: u64, host: HostTiming) {
     assert_eq!(want.values().map(Vec::len).sum::<usize>(), total_messages as usize, "one ACK per message");
     let placed = b.dev.read("responder", "placed").unwrap();
     assert_eq!(placed as usize, sent(&world.borrow(), 0).len());
-    for name in ["naks_sequence", "naks_invalid", "naks_access", "duplicates", "bad_qp"] {
+    for name in ["naks_sequence", "naks_invalid", "naks_access", "duplicates", "bad_qp", "naks_rnr", "naks_operational"] {
         assert_eq!(b.dev.read("responder", name).unwrap(), 0, "{name}");
     }
+    // Card 1's receive completions: the model's, per QP in order, with the wr_id posted.
+    let recv_wcs = b.poll_cq(&mut cqb, 1000).unwrap();
+    let receives: usize = rqs.values().map(Vec::len).sum();
+    assert_eq!(recv_wcs.len(), receives, "one receive completion per SEND and WRITE with immediate");
+    assert_eq!(b.dev.read("responder", "receives").unwrap() as usize, receives);
+    for (q, want) in &want_recv {
+        let got: Vec<RecvSeen> = recv_wcs.iter().filter(|w| w.qpn == *q).map(|w| (w.wr_id, w.status, w.op, w.byte_len, w.imm)).collect();
+        assert_eq!(&got, want, "receive completions of QP {q}");
+    }
+    assert!(recv_wcs.iter().any(|w| w.imm.is_some()) && recv_wcs.iter().any(|w| w.op == CqOp::Recv));
     // The ACKs complete card 0's work requests: one successful completion each, in posting
     // order per QP.
     assert_eq!(a.dev.read("completer", "acks").unwrap(), total_messages);
     let wcs = a.poll_cq(&mut cqa, 1000).unwrap();
     assert_eq!(wcs.len(), total_messages as usize);
     for (qa, _) in &pairs {
-        let mine: Vec<u64> = wcs.iter().filter(|w| w.qpn == qa.qpn).map(|w| w.wr_id).collect();
-        let want: Vec<u64> = posted_ids.iter().filter(|(q, _)| *q == qa.qpn).map(|(_, id)| *id).collect();
+        let mine: Vec<(u64, CqOp)> = wcs.iter().filter(|w| w.qpn == qa.qpn).map(|w| (w.wr_id, w.op)).collect();
+        let want: Vec<(u64, CqOp)> = posted_ids.iter().filter(|(q, ..)| *q == qa.qpn).map(|&(_, id, op)| (id, op)).collect();
         assert_eq!(mine, want, "completions of QP {}", qa.qpn);
     }
-    assert!(wcs.iter().all(|w| w.status == rnic_spec::desc::CqStatus::Success && w.op == rnic_spec::desc::CqOp::Write));
+    assert!(wcs.iter().all(|w| w.status == CqStatus::Success));
     assert!(a.poll_cq(&mut cqa, 10).unwrap().is_empty(), "nothing more");
     assert_eq!(a.dev.read("completer", "unexpected").unwrap(), 0);
     let w = world.borrow();
@@ -205,7 +263,7 @@ fn refused_requests_get_the_models_answer_and_write_nothing() {
     let foreign = b.reg_mr(other_pd, base, half, access::REMOTE_WRITE).unwrap();
     let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
     let (cqa, cqb) = (a.create_cq(1).unwrap(), b.create_cq(1).unwrap());
-    let (_qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, 64, (100, 0)).unwrap();
+    let (_qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (100, 0)).unwrap();
     let ctx = *qb.context();
     let p0 = port(0);
     let reth = |va: u64, rkey: u32, dma_len: u32| Reth { va, rkey, dma_len };
@@ -233,9 +291,9 @@ fn refused_requests_get_the_models_answer_and_write_nothing() {
         let (opcode, psn, _, n, _) = *case;
         let d = request(&p0, &ctx, qb.qpn, case);
         let payload: Vec<u8> = (0..n).map(|_| rng.gen()).collect();
-        let (outcome, resp) = state.receive(Some(&ctx), b.regions(), &d.packet(&payload).unwrap());
-        assert!(!matches!(outcome, Outcome::Placed { .. }), "case {opcode:#x} PSN {psn} is refused by the model");
-        if let Some(r) = resp {
+        let effect = state.receive(Some(&ctx), b.regions(), &[], &d.packet(&payload).unwrap());
+        assert!(!matches!(effect.outcome, Outcome::Placed { .. }), "case {opcode:#x} PSN {psn} is refused by the model");
+        if let Some(r) = effect.response {
             want.push(r.descriptor(b.port(), &ctx).packet(&[]).unwrap().frame());
         }
         world.borrow_mut().nics[0].send(d, &payload);
@@ -272,7 +330,7 @@ fn a_lost_packet_is_nakked_once_and_the_resent_tail_completes_the_message() {
     let mr = b.reg_mr(pb, dst.iova, 4096, access::REMOTE_WRITE).unwrap();
     let kind = PathKind { v6: true, vlan: Some(9), pmtu: 1024 };
     let (cqa, cqb) = (a.create_cq(1).unwrap(), b.create_cq(1).unwrap());
-    let (_qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, 64, (0xFF_FFFF, 0)).unwrap();
+    let (_qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (0xFF_FFFF, 0)).unwrap();
     let ctx = *qb.context();
     let p0 = port(0);
     let message: Vec<u8> = (0..3000u32).map(|i| (i * 7 + 3) as u8).collect();
@@ -290,7 +348,7 @@ fn a_lost_packet_is_nakked_once_and_the_resent_tail_completes_the_message() {
     for (opcode, p, r, off, n, ack_req) in sends {
         let d = request(&p0, &ctx, qb.qpn, &(opcode, p, r, n as u16, ack_req));
         let payload = &message[off..off + n];
-        if let (_, Some(resp)) = state.receive(Some(&ctx), b.regions(), &d.packet(payload).unwrap()) {
+        if let Some(resp) = state.receive(Some(&ctx), b.regions(), &[], &d.packet(payload).unwrap()).response {
             want.push(resp);
         }
         world.borrow_mut().nics[0].send(d, payload);
@@ -339,7 +397,7 @@ fn refused_writes_complete_in_error_on_the_requester_and_write_nothing() {
     let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
     let mut qps = Vec::new();
     for (i, (_, raddr, rkey, len)) in cases.iter().enumerate() {
-        let (mut qa, _qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, 4, (i as u32 * 1000, 0)).unwrap();
+        let (mut qa, _qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, QpCaps { sq_entries: 4, rq_entries: 1 }, (i as u32 * 1000, 0)).unwrap();
         let wr = SendWr { wr_id: 100 + i as u64, op: SendOp::Write, flags: 0, local_addr: src.iova, length: *len, lkey: lmr.key(), remote_addr: *raddr, rkey: *rkey, imm: 0 };
         a.post_send(&mut qa, &wr).unwrap();
         qps.push(qa);
@@ -365,3 +423,94 @@ fn refused_writes_complete_in_error_on_the_requester_and_write_nothing() {
     assert_eq!(a.dev.read("completer", "naks").unwrap(), cases.len() as u32 + 1, "the sequence NAK completes nothing");
     assert_eq!(a.dev.read("completer", "cqes").unwrap(), cases.len() as u32);
 }
+
+#[test]
+fn refused_sends_get_the_models_answer_and_completion_and_write_nothing() {
+    let mut rng = SmallRng::seed_from_u64(0x5e4d);
+    let (world, mut a, mut b) = two_cards(LinkConfig::default());
+    let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
+    let len = 16 << 10;
+    let dst = b.alloc_buf(len, 4096).unwrap();
+    let before: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+    b.write_buf(dst.iova, &before).unwrap();
+    let writable = b.reg_mr(pb, dst.iova, 8192, access::LOCAL_WRITE).unwrap();
+    let no_local_write = b.reg_mr(pb, dst.iova + 8192, 8192, access::REMOTE_WRITE).unwrap();
+    let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
+    let (cqa, mut cqb) = (a.create_cq(1).unwrap(), b.create_cq(16).unwrap());
+    let buf = |length: u32, lkey: u32| Some(RecvWqe { wr_id: 0x77, addr: dst.iova + 64, length, lkey });
+    // (what, receive WQE posted, request opcodes with payload lengths): one QP pair each, since
+    // a receive error puts the QP in error.
+    let cases: Vec<(&str, Option<RecvWqe>, Vec<(u8, u16)>)> = vec![
+        ("no receive WQE: RNR NAK", None, vec![(0x04, 64)]),
+        ("WRITE with immediate, no receive WQE: RNR NAK", None, vec![(0x0B, 0)]),
+        ("buffer too small: NAK invalid, local length error", buf(32, writable.key()), vec![(0x04, 64), (0x04, 8)]),
+        ("a multi-packet SEND outgrows the buffer", buf(1500, writable.key()), vec![(0x00, 1024), (0x02, 1000)]),
+        ("stale lkey: NAK remote operational", buf(64, writable.key() ^ 0x100), vec![(0x04, 64)]),
+        ("no local write: NAK remote operational", buf(64, no_local_write.key()), vec![(0x04, 64)]),
+        ("MIDDLE without FIRST: NAK invalid", buf(4096, writable.key()), vec![(0x01, 1024)]),
+        ("FIRST shorter than the PMTU: NAK invalid", buf(4096, writable.key()), vec![(0x00, 512)]),
+        ("ONLY longer than the PMTU: NAK invalid", buf(4096, writable.key()), vec![(0x04, 1100)]),
+        ("LAST empty: NAK invalid", buf(4096, writable.key()), vec![(0x00, 1024), (0x02, 0)]),
+        ("a SEND LAST after a WRITE FIRST: NAK invalid", buf(4096, writable.key()), vec![(0x06, 1024), (0x02, 8)]),
+    ];
+    let p0 = port(0);
+    let mut want_answers = Vec::new();
+    let mut want_recv: Vec<(u32, RecvSeen)> = Vec::new();
+    // Packets of a message that fit before its error are placed (IBTA: nothing is undone).
+    let mut expect = before.clone();
+    let mut placed = 0;
+    for (i, (what, wqe, packets)) in cases.iter().enumerate() {
+        let (_qa, mut qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (i as u32 * 100, 0)).unwrap();
+        let ctx = *qb.context();
+        let rq: Vec<RecvWqe> = wqe.iter().copied().collect();
+        for w in &rq {
+            b.post_recv(&mut qb, &[RecvWr { wr_id: w.wr_id, addr: w.addr, length: w.length, lkey: w.lkey }]).unwrap();
+        }
+        let mut state = RspState::new(ctx.rq_psn);
+        let mut refused = false;
+        for (k, &(opcode, n)) in packets.iter().enumerate() {
+            // The WRITE of the mixed case is a real one (writable by no rkey: it is refused
+            // too, so only the order matters); its RETH covers one PMTU.
+            let reth = if opcode >= 0x06 { Reth { va: dst.iova, rkey: 0, dma_len: 2048 } } else { Reth::default() };
+            let d = request(&p0, &ctx, qb.qpn, &(opcode, i as u32 * 100 + k as u32, reth, n, true));
+            let payload: Vec<u8> = (0..n).map(|_| rng.gen()).collect();
+            let effect = state.receive(Some(&ctx), b.regions(), &rq, &d.packet(&payload).unwrap());
+            refused |= !matches!(effect.outcome, Outcome::Placed { .. });
+            if let Outcome::Placed { addr, len } = effect.outcome {
+                let at = (addr - dst.iova) as usize;
+                expect[at..at + len as usize].copy_from_slice(&payload);
+                placed += 1;
+            }
+            if let Some(r) = effect.response {
+                want_answers.push(r.descriptor(b.port(), &ctx).packet(&[]).unwrap().frame());
+            }
+            if let Some(c) = effect.completion {
+                want_recv.push((qb.qpn, (rq[c.wqe_index as usize].wr_id, c.status, c.op, c.byte_len, c.imm)));
+            }
+            world.borrow_mut().nics[0].send(d, &payload);
+        }
+        assert!(refused, "{what}: the model refuses it");
+    }
+    let done = world.borrow_mut().run_until(400_000, |w| w.link_idle() && w.nics[0].tx_pending() == (0, 0) && count(w, 1) == want_answers.len());
+    assert!(done, "card 1 answered {} of {}", count(&world.borrow(), 1), want_answers.len());
+    world.borrow_mut().run_until(2_000, |_| false);
+    let answers: Vec<Vec<u8>> = world.borrow().sent_by(1).map(|(_, f)| f.clone()).collect();
+    assert_eq!(answers.len(), want_answers.len());
+    for (k, (g, e)) in answers.iter().zip(&want_answers).enumerate() {
+        assert_frame(g, e, &format!("answer {k}"));
+    }
+    let syndromes: Vec<u8> = want_answers.iter().map(|f| f[f.len() - 8]).collect();
+    for s in [aeth::RNR_NAK, aeth::NAK_INVALID_REQUEST, aeth::NAK_REMOTE_OPERATIONAL] {
+        assert!(syndromes.contains(&s), "the cases exercise syndrome {s:#x}");
+    }
+    let got: Vec<(u32, RecvSeen)> =
+        b.poll_cq(&mut cqb, 16).unwrap().iter().map(|w| (w.qpn, (w.wr_id, w.status, w.op, w.byte_len, w.imm))).collect();
+    assert_eq!(got, want_recv, "receive completions in error, as the model has them");
+    assert!(got.iter().any(|(_, c)| c.1 == CqStatus::LocalLength) && got.iter().any(|(_, c)| c.1 == CqStatus::LocalProtection));
+    assert_eq!(b.read_buf(dst.iova, len).unwrap(), expect, "nothing written but the packets the model placed");
+    assert_eq!(placed, 2, "the FIRST packets of the two SENDs that fail later");
+    assert_eq!(b.dev.read("responder", "placed").unwrap(), placed);
+    assert_eq!(b.dev.read("responder", "naks_rnr").unwrap(), 2);
+    assert_eq!(b.dev.read("responder", "naks_operational").unwrap(), 2);
+}
+

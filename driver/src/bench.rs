@@ -191,7 +191,7 @@ pub const WRITE_SIZES: [usize; 8] = [64, 256, 1 << 10, 4 << 10, 16 << 10, 64 << 
 /// Run one WRITE goodput measurement moving about `bytes` (at least 64 messages, at most 512).
 pub fn write_goodput(size: usize, pmtu: u32, qps: usize, bytes: usize) -> Result<WriteBench, String> {
     use crate::sim_pair::{qp_pair, try_two_cards, PathKind};
-    use crate::verbs::SendWr;
+    use crate::verbs::{QpCaps, SendWr};
     use rnic_spec::desc::SendOp;
     use rnic_spec::qp::packet_count;
     use rnic_sim::world::{LinkConfig, WIRE_OVERHEAD};
@@ -210,7 +210,7 @@ pub fn write_goodput(size: usize, pmtu: u32, qps: usize, bytes: usize) -> Result
     let cq_entries = (messages as u32).next_power_of_two();
     let (cqa, cqb) = (a.create_cq(cq_entries).map_err(e)?, b.create_cq(1).map_err(e)?);
     let mut pairs = (0..qps)
-        .map(|_| qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, per_qp.next_power_of_two() as u32, (0, 0)))
+        .map(|_| qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, QpCaps { sq_entries: per_qp.next_power_of_two() as u32, rq_entries: 1 }, (0, 0)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(e)?;
     let start = world.borrow().cycles();

@@ -3,7 +3,7 @@
 
 use crate::device::Device;
 use crate::sim_bus::WorldCard;
-use crate::verbs::{Context, Cq, Path, Pd, Qp, QpAttr, QpState, VerbsError};
+use crate::verbs::{Context, Cq, Path, Pd, Qp, QpAttr, QpCaps, QpState, VerbsError};
 use rnic_sim::world::{LinkConfig, World};
 use rnic_spec::qp::{PortAddress, RemoteIp};
 use rnic_spec::wire::eth::Vlan;
@@ -94,8 +94,8 @@ pub fn connect(card: &mut Card, qp: &mut Qp, to: u8, kind: PathKind, dest_qpn: u
     card.modify_qp(qp, QpState::Rts, &QpAttr { sq_psn: Some(sq_psn), ..Default::default() })
 }
 
-/// A connected pair: a QP on card 0 and one on card 1 (send completions to `cqs`), each
-/// other's remote, send queues of `sq_entries`, with the given first PSN from 0 to 1 (and
+/// A connected pair: a QP on card 0 and one on card 1 (send and receive completions to
+/// `cqs`), each other's remote, queues of `caps`, with the given first PSN from 0 to 1 (and
 /// `back_psn` from 1 to 0).
 #[allow(clippy::too_many_arguments)]
 pub fn qp_pair(
@@ -104,12 +104,12 @@ pub fn qp_pair(
     pds: (Pd, Pd),
     cqs: (&Cq, &Cq),
     kind: PathKind,
-    sq_entries: u32,
+    caps: QpCaps,
     psns: (u32, u32),
 ) -> Result<(Qp, Qp), VerbsError> {
     let (psn, back_psn) = psns;
-    let mut qa = a.create_qp(pds.0, cqs.0, sq_entries)?;
-    let mut qb = b.create_qp(pds.1, cqs.1, sq_entries)?;
+    let mut qa = a.create_qp(pds.0, cqs.0, cqs.0, caps)?;
+    let mut qb = b.create_qp(pds.1, cqs.1, cqs.1, caps)?;
     connect(a, &mut qa, 1, kind, qb.qpn, back_psn, psn)?;
     connect(b, &mut qb, 0, kind, qa.qpn, psn, back_psn)?;
     Ok((qa, qb))

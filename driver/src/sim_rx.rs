@@ -159,8 +159,9 @@ impl Report {
 pub struct Responses {
     pub frames: Vec<Vec<u8>>,
     pub counters: Vec<(&'static str, &'static str, u32)>,
-    /// Receive buffers in the configuration (not used: SEND is not served yet).
+    /// Receive buffers in the configuration, and the receive completions the card wrote.
     pub recv_buffers: usize,
+    pub receive_completions: Vec<rnic_spec::desc::Cqe>,
 }
 
 /// Replay `frames` into a whole simulated card configured by `config` (`rnic_spec::config`),
@@ -181,8 +182,30 @@ pub fn respond(frames: &[Vec<u8>], config_path: &Path, fcs: bool) -> Result<Resp
     let mut dev = Device::open(SimCard::new(nic)).map_err(card_err)?;
     dev.set_soft_fcs(fcs).map_err(card_err)?;
     dev.write_port(&config.port().map_err(|e| SimRxError::Config { path: path.clone(), err: e.to_string() })?).map_err(card_err)?;
-    for (qpn, ctx) in config.qps().map_err(|e| SimRxError::Config { path: path.clone(), err: e.to_string() })? {
+    // The receive buffers: a ring per QP in this host's memory, and one CQ (CQ 0) for all
+    // their completions.
+    use crate::bus::Bus;
+    use rnic_spec::desc::{doorbell, Cqe, RecvWqe, CQE_LEN, RECV_WQE_LEN};
+    let bus_err = |e: crate::bus::BusError| SimRxError::Card(e.to_string());
+    let cq_entries = config.recv.len().next_power_of_two();
+    let cq_ring = dev.bus().dma_alloc(cq_entries * CQE_LEN, 4096).map_err(bus_err)?;
+    for (name, value) in [("base_lo", cq_ring as u32), ("base_hi", (cq_ring >> 32) as u32), ("log_size", cq_entries.trailing_zeros())] {
+        dev.write("cq", name, value).map_err(card_err)?;
+    }
+    dev.write("cq", "commit", 0).map_err(card_err)?;
+    for (qpn, mut ctx) in config.qps().map_err(|e| SimRxError::Config { path: path.clone(), err: e.to_string() })? {
+        let mine: Vec<_> = config.recv.iter().filter(|r| r.qpn == qpn).collect();
+        let entries = mine.len().next_power_of_two();
+        ctx.rq_base = dev.bus().dma_alloc(entries * RECV_WQE_LEN, 4096).map_err(bus_err)?;
+        ctx.rq_log_size = entries.trailing_zeros() as u8;
         dev.write_qp(qpn, &ctx).map_err(card_err)?;
+        for (i, r) in mine.iter().enumerate() {
+            let wqe = RecvWqe { wr_id: i as u64, addr: r.addr, length: r.length, lkey: r.lkey };
+            dev.bus().dma_write(ctx.rq_base + (i * RECV_WQE_LEN) as u64, &wqe.pack()).map_err(bus_err)?;
+        }
+        if !mine.is_empty() {
+            dev.write("doorbell", "rq", doorbell(qpn as u16, mine.len() as u16)).map_err(card_err)?;
+        }
     }
     for mr in config.regions().map_err(|e| SimRxError::Config { path: path.clone(), err: e.to_string() })? {
         dev.write_mr(&mr).map_err(card_err)?;
@@ -203,7 +226,10 @@ pub fn respond(frames: &[Vec<u8>], config_path: &Path, fcs: bool) -> Result<Resp
         .map(|(_, f)| if fcs { f[..f.len().saturating_sub(4)].to_vec() } else { f.clone() })
         .collect();
     let counters = dev.stats().map_err(card_err)?;
-    Ok(Responses { frames: sent, counters, recv_buffers: config.recv.len() })
+    let ring = dev.bus().dma_read(cq_ring, cq_entries * CQE_LEN).map_err(bus_err)?;
+    let receive_completions =
+        ring.chunks(CQE_LEN).map(|c| Cqe::parse(c.try_into().expect("a CQE"))).filter(|c| c.owner == 1).collect();
+    Ok(Responses { frames: sent, counters, recv_buffers: config.recv.len(), receive_completions })
 }
 
 impl Responses {
@@ -213,9 +239,13 @@ impl Responses {
             writeln!(out, "  {:<28} {v}", format!("{b}.{n}")).expect("string");
         }
         writeln!(out, "  {} frames sent in response", self.frames.len()).expect("string");
-        if self.recv_buffers > 0 {
-            writeln!(out, "  note: {} receive buffers configured, not used (SEND is not served yet)", self.recv_buffers).expect("string");
+        for c in &self.receive_completions {
+            let status = rnic_spec::desc::CqStatus::from_code(c.status).map_or(format!("status {}", c.status), |s| format!("{s:?}"));
+            let imm = if c.flags & rnic_spec::desc::cqe_flags::IMM != 0 { format!(", immediate {:#010x}", c.imm) } else { String::new() };
+            writeln!(out, "  receive completion: QP {:#x} buffer {} of its [[recv]] entries, {} bytes, {status}{imm}", c.qpn, c.wqe_index, c.byte_len)
+                .expect("string");
         }
+        writeln!(out, "  {} of {} receive buffers used", self.receive_completions.len(), self.recv_buffers).expect("string");
         out
     }
 
@@ -224,6 +254,11 @@ impl Responses {
         for (b, n, v) in &self.counters {
             m.insert(format!("{b}.{n}"), json!(v));
         }
-        json!({ "responses": self.frames.len(), "counters": m })
+        let receives: Vec<_> = self
+            .receive_completions
+            .iter()
+            .map(|c| json!({ "qpn": c.qpn, "recv_index": c.wqe_index, "byte_len": c.byte_len, "status": c.status, "imm": c.imm, "flags": c.flags }))
+            .collect();
+        json!({ "responses": self.frames.len(), "counters": m, "receive_completions": receives })
     }
 }

@@ -4,14 +4,15 @@
 //! arguments are refused with a typed error before anything reaches the card.
 //!
 //! Completion queues are rings of CQEs the card writes with a phase bit; `poll_cq` turns them
-//! into work completions (the card names a send completion by its send-queue index, the
-//! driver fills in the rest from what it posted there) and frees the send-queue slots. A CQ
-//! must be large enough for every completion its QPs can have outstanding (the card does not
-//! check for overflow). Not yet: `post_recv` and receive completions.
+//! into work completions (the card names a completion by its send- or receive-queue index,
+//! the driver fills in the wr_id, and for sends the opcode and length, from what it posted
+//! there) and frees the queue slots. `post_recv` posts receive buffers (one scatter element
+//! each) that SENDs and WRITEs with immediate consume. A CQ must be large enough for every
+//! completion its QPs can have outstanding (the card does not check for overflow).
 
 use crate::bus::{Bus, BusError};
 use crate::device::{Device, DeviceError};
-use rnic_spec::desc::{doorbell, CqOp, CqStatus, Cqe, SendOp, SendWqe, CQE_LEN, SEND_WQE_LEN};
+use rnic_spec::desc::{cqe_flags, doorbell, CqOp, CqStatus, Cqe, RecvWqe, SendOp, SendWqe, CQE_LEN, RECV_WQE_LEN, SEND_WQE_LEN};
 use std::collections::HashMap;
 use rnic_spec::mr::{self, MemoryRegion};
 use rnic_spec::qp::{PortAddress, QpContext, RemoteIp, MAX_MESSAGE, PMTU_LOG2_MAX, PMTU_LOG2_MIN, SQ_LOG_SIZE_MAX};
@@ -41,6 +42,10 @@ pub enum VerbsError {
     NotReadyToSend(QpState),
     /// The send queue has no free entry.
     SendQueueFull { qpn: u32, size: u32 },
+    /// The receive queue has no free entry.
+    RecvQueueFull { qpn: u32, size: u32 },
+    /// Receives can be posted from Init on (and not in Error or Reset).
+    NotReadyToReceive(QpState),
     /// A work request the card does not perform (yet).
     Unsupported(&'static str),
     /// A work request's length exceeds an RC message.
@@ -67,6 +72,10 @@ impl std::fmt::Display for VerbsError {
             VerbsError::SendQueueFull { qpn, size } => {
                 write!(f, "the send queue of QP {qpn} is full ({size} entries): create it larger")
             }
+            VerbsError::RecvQueueFull { qpn, size } => {
+                write!(f, "the receive queue of QP {qpn} is full ({size} entries): poll its completions or create it larger")
+            }
+            VerbsError::NotReadyToReceive(s) => write!(f, "the QP is in {s:?}: move it to Init (or later) before posting receives"),
             VerbsError::Unsupported(what) => write!(f, "{what} is not supported by this card yet"),
             VerbsError::TooLong(n) => write!(f, "{n} bytes is longer than an RC message may be ({MAX_MESSAGE})"),
         }
@@ -177,6 +186,22 @@ pub struct SendWr {
     pub imm: u32,
 }
 
+/// A receive work request: one buffer, in a region with LOCAL_WRITE access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecvWr {
+    pub wr_id: u64,
+    pub addr: u64,
+    pub length: u32,
+    pub lkey: u32,
+}
+
+/// Queue sizes of a new QP (powers of two, 1 … 32768).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QpCaps {
+    pub sq_entries: u32,
+    pub rq_entries: u32,
+}
+
 impl SendWr {
     /// The send WQE that carries this request.
     pub fn wqe(&self) -> SendWqe {
@@ -218,13 +243,18 @@ pub struct Wc {
     pub op: CqOp,
     pub byte_len: u32,
     pub qpn: u32,
+    /// Immediate data (SEND or WRITE with immediate, on the receiving side).
+    pub imm: Option<u32>,
 }
 
-/// What the driver remembers of posted send work requests, by send-queue index.
+/// What the driver remembers of posted work requests, by queue index: send (wr_id, op,
+/// length) and receive (wr_id).
 #[derive(Debug, Clone, Default)]
-struct SqBook {
-    size: u32,
+struct Book {
+    sq_size: u32,
     posted: HashMap<u16, (u64, SendOp, u32)>,
+    rq_size: u32,
+    received: HashMap<u16, u64>,
 }
 
 /// A queue pair.
@@ -238,6 +268,8 @@ pub struct Qp {
     /// Producer index (modulo 2^16, as the doorbell carries it) and WQEs posted in all.
     sq_pi: u16,
     posted: u64,
+    rq: DmaBuf,
+    rq_pi: u16,
     ctx: QpContext,
 }
 
@@ -249,6 +281,10 @@ impl Qp {
     pub fn sq_size(&self) -> u32 {
         1 << self.sq_log_size
     }
+
+    pub fn rq_size(&self) -> u32 {
+        1 << self.ctx.rq_log_size
+    }
 }
 
 /// The card and what this driver has set up on it.
@@ -258,7 +294,7 @@ pub struct Context<B: Bus> {
     next_pd: u16,
     qps: Vec<bool>,
     cqs: Vec<bool>,
-    books: HashMap<u32, SqBook>,
+    books: HashMap<u32, Book>,
     mrs: Vec<Option<MemoryRegion>>,
     /// Bumped on every registration so a reused slot gets a new key (stale keys fail).
     key_generation: u32,
@@ -370,28 +406,36 @@ impl<B: Bus> Context<B> {
             }
             let stray = VerbsError::StrayCompletion { qpn: e.qpn, wqe_index: e.wqe_index };
             let book = self.books.get_mut(&e.qpn).ok_or(stray.clone())?;
-            let (wr_id, op, len) = book.posted.remove(&e.wqe_index).ok_or(stray)?;
             let status = CqStatus::from_code(e.status).unwrap_or(CqStatus::RemoteInvalidRequest);
-            out.push(Wc {
-                wr_id,
-                status,
-                op: if op.is_rdma() { CqOp::Write } else { CqOp::Send },
-                byte_len: if status == CqStatus::Success { len } else { 0 },
-                qpn: e.qpn,
-            });
+            let receive = [CqOp::Recv as u8, CqOp::RecvRdmaImm as u8].contains(&e.op);
+            let wc = if receive {
+                let wr_id = book.received.remove(&e.wqe_index).ok_or(stray)?;
+                let op = if e.op == CqOp::Recv as u8 { CqOp::Recv } else { CqOp::RecvRdmaImm };
+                let imm = (e.flags & cqe_flags::IMM != 0).then_some(e.imm);
+                Wc { wr_id, status, op, byte_len: e.byte_len, qpn: e.qpn, imm }
+            } else {
+                let (wr_id, op, len) = book.posted.remove(&e.wqe_index).ok_or(stray)?;
+                let byte_len = if status == CqStatus::Success { len } else { 0 };
+                Wc { wr_id, status, op: if op.is_rdma() { CqOp::Write } else { CqOp::Send }, byte_len, qpn: e.qpn, imm: None }
+            };
+            out.push(wc);
             cq.ci = cq.ci.wrapping_add(1);
         }
         Ok(out)
     }
 
-    /// A QP in Reset with a send queue of `sq_entries` (a power of two, 1 … 32768) whose
-    /// completions go to `send_cq`.
-    pub fn create_qp(&mut self, pd: Pd, send_cq: &Cq, sq_entries: u32) -> Result<Qp, VerbsError> {
-        if !sq_entries.is_power_of_two() || sq_entries > 1 << SQ_LOG_SIZE_MAX {
-            return Err(VerbsError::BadAttribute("sq_entries", format!("{sq_entries} is not a power of two up to 32768")));
+    /// A QP in Reset with the queue sizes of `caps`, whose send completions go to `send_cq`
+    /// and receive completions to `recv_cq` (they may be the same CQ).
+    pub fn create_qp(&mut self, pd: Pd, send_cq: &Cq, recv_cq: &Cq, caps: QpCaps) -> Result<Qp, VerbsError> {
+        for (what, n) in [("sq_entries", caps.sq_entries), ("rq_entries", caps.rq_entries)] {
+            if !n.is_power_of_two() || n > 1 << SQ_LOG_SIZE_MAX {
+                return Err(VerbsError::BadAttribute(what, format!("{n} is not a power of two up to 32768")));
+            }
         }
+        let (sq_entries, rq_entries) = (caps.sq_entries, caps.rq_entries);
         let qpn = self.qps.iter().position(|used| !used).ok_or(VerbsError::NoQp)? as u32;
         let sq = self.alloc_buf(sq_entries as usize * SEND_WQE_LEN, 4096)?;
+        let rq = self.alloc_buf(rq_entries as usize * RECV_WQE_LEN, 4096)?;
         self.qps[qpn as usize] = true;
         let ctx = QpContext {
             state: qp_state::RESET,
@@ -412,9 +456,12 @@ impl<B: Bus> Context<B> {
             pd: pd.0,
             rq_psn: 0,
             send_cq: send_cq.cqn,
+            rq_base: rq.iova,
+            rq_log_size: rq_entries.trailing_zeros() as u8,
+            recv_cq: recv_cq.cqn,
         };
-        let mut qp = Qp { qpn, pd, state: QpState::Reset, sq, sq_log_size: ctx.sq_log_size, sq_pi: 0, posted: 0, ctx };
-        self.books.insert(qpn, SqBook { size: sq_entries, posted: HashMap::new() });
+        let mut qp = Qp { qpn, pd, state: QpState::Reset, sq, sq_log_size: ctx.sq_log_size, sq_pi: 0, posted: 0, rq, rq_pi: 0, ctx };
+        self.books.insert(qpn, Book { sq_size: sq_entries, rq_size: rq_entries, ..Default::default() });
         self.commit(&mut qp)?;
         Ok(qp)
     }
@@ -470,8 +517,10 @@ impl<B: Bus> Context<B> {
         if to == Reset {
             qp.sq_pi = 0;
             qp.posted = 0;
+            qp.rq_pi = 0;
             if let Some(b) = self.books.get_mut(&qp.qpn) {
                 b.posted.clear();
+                b.received.clear();
             }
         }
         ctx.state = to.code();
@@ -480,10 +529,11 @@ impl<B: Bus> Context<B> {
         self.commit(qp)
     }
 
-    /// Write the QP's context to the card. The commit restarts the send queue at index 0, so
-    /// it is made only while nothing is posted (the state changes before posting, and Reset).
+    /// Write the QP's context to the card. The commit restarts the send and receive queues at
+    /// index 0, so it is made only while nothing is posted (the state changes before posting,
+    /// and Reset).
     fn commit(&mut self, qp: &mut Qp) -> Result<(), VerbsError> {
-        if qp.posted != 0 && !matches!(qp.state, QpState::Reset | QpState::Error) {
+        if (qp.posted != 0 || qp.rq_pi != 0) && !matches!(qp.state, QpState::Reset | QpState::Error) {
             // Changing a sending QP's context would lose its queue position.
             return Err(VerbsError::BadAttribute("state", "a QP with posted work can only go to Reset".into()));
         }
@@ -510,7 +560,7 @@ impl<B: Bus> Context<B> {
             self.check_send(qp, wr)?;
         }
         let book = self.books.get(&qp.qpn).ok_or(VerbsError::NotReadyToSend(qp.state))?;
-        if book.posted.len() + wrs.len() > book.size as usize {
+        if book.posted.len() + wrs.len() > book.sq_size as usize {
             return Err(VerbsError::SendQueueFull { qpn: qp.qpn, size: qp.sq_size() });
         }
         for wr in wrs {
@@ -523,6 +573,35 @@ impl<B: Bus> Context<B> {
         }
         if !wrs.is_empty() {
             self.dev.write("doorbell", "sq", doorbell(qp.qpn as u16, qp.sq_pi))?;
+        }
+        Ok(())
+    }
+
+    /// Post receive buffers with one doorbell for all of them (as `ibv_post_recv` takes a
+    /// list): from Init on, so they can wait before the QP is connected. On an error nothing
+    /// is posted.
+    pub fn post_recv(&mut self, qp: &mut Qp, wrs: &[RecvWr]) -> Result<(), VerbsError> {
+        if !matches!(qp.state, QpState::Init | QpState::Rtr | QpState::Rts) {
+            return Err(VerbsError::NotReadyToReceive(qp.state));
+        }
+        let book = self.books.get(&qp.qpn).ok_or(VerbsError::NotReadyToReceive(qp.state))?;
+        if book.received.len() + wrs.len() > book.rq_size as usize {
+            return Err(VerbsError::RecvQueueFull { qpn: qp.qpn, size: qp.rq_size() });
+        }
+        for wr in wrs {
+            if wr.length > MAX_MESSAGE || wr.addr.checked_add(wr.length as u64).is_none() {
+                return Err(VerbsError::BadAttribute("recv length", format!("{} bytes at {:#x}", wr.length, wr.addr)));
+            }
+        }
+        for wr in wrs {
+            let wqe = RecvWqe { wr_id: wr.wr_id, addr: wr.addr, length: wr.length, lkey: wr.lkey };
+            let slot = qp.rq_pi as u64 & (qp.rq_size() as u64 - 1);
+            self.write_buf(qp.rq.iova + slot * RECV_WQE_LEN as u64, &wqe.pack())?;
+            self.books.get_mut(&qp.qpn).expect("book").received.insert(qp.rq_pi, wr.wr_id);
+            qp.rq_pi = qp.rq_pi.wrapping_add(1);
+        }
+        if !wrs.is_empty() {
+            self.dev.write("doorbell", "rq", doorbell(qp.qpn as u16, qp.rq_pi))?;
         }
         Ok(())
     }

@@ -148,11 +148,14 @@ fn sim_demo_checks_every_byte_and_captures_valid_roce_frames() {
     let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let (summary, rows) = lines.split_last().unwrap();
     assert_eq!(summary["summary"]["ok"], true);
-    let run: Vec<&serde_json::Value> = rows.iter().filter(|r| r["skipped"].is_null()).collect();
-    assert_eq!(run.len(), 36, "WRITE and WRITE with immediate, six sizes, three paths");
-    assert!(run.iter().all(|r| r["bytes_ok"] == true && r["acked"] == true && r["completed"] == true));
-    assert!(run.iter().any(|r| r["size"] == 1 << 20) && run.iter().any(|r| r["size"] == 1));
+    assert_eq!(rows.len(), 72, "WRITE, WRITE with immediate, SEND, SEND with immediate; six sizes, three paths");
+    assert!(rows.iter().all(|r| r["bytes_ok"] == true && r["acked"] == true && r["completed"] == true));
+    assert!(rows.iter().any(|r| r["size"] == 1 << 20) && rows.iter().any(|r| r["size"] == 1));
+    for op in ["WRITE", "WRITE with immediate", "SEND", "SEND with immediate"] {
+        assert_eq!(rows.iter().filter(|r| r["operation"] == op).count(), 18, "{op}");
+    }
     assert_eq!(summary["summary"]["counters"]["card1"]["responder.naks_access"], 0);
+    assert_eq!(summary["summary"]["counters"]["card1"]["responder.receives"], 54, "a receive per SEND and WRITE with immediate");
     // Every frame on the link: valid RoCE v2 by the reference receiver (fields, lengths, ICRC),
     // both directions, the two kinds of path.
     let frames = rnic_sim::pcap::read(&std::fs::read(&path).unwrap()).unwrap();
@@ -242,7 +245,7 @@ access = ["remote_write"]
     let mut state = RspState::new(ctx.rq_psn);
     let want: Vec<Vec<u8>> = packets
         .iter()
-        .filter_map(|p| state.receive(Some(&ctx), &mrs, p).1)
+        .filter_map(|p| state.receive(Some(&ctx), &mrs, &[], p).response)
         .map(|resp| resp.descriptor(&port, &ctx).packet(&[]).unwrap().frame())
         .collect();
     assert_eq!(want.len(), 4, "an ACK, a NAK remote access, a NAK sequence, an ACK of the duplicate");

@@ -4,15 +4,16 @@
 //!
 //! ```text
 //!  BAR0 (AXI4-Lite) ─► Csr ─► port control and addresses, qp / mr / cq staging + commits,
-//!                       │     doorbell.sq ─► Requester, Responder, Completer, MrTable ×2
+//!                       │     doorbell.sq / .rq ─► Requester, Responder, Completer, MrTable ×2
 //!                       ▲ status_sel / status_value: counters
-//!  Requester ⇄ DmaRead ⇄ AXI4 read channels (dma_ar*, dma_r*) ⇄ host memory
+//!  Requester (WQEs, payload) ┬─► read arbiter ─► DmaRead ⇄ AXI4 read channels (dma_ar*, dma_r*)
+//!  Responder (receive WQEs) ─┘                            ⇄ host memory
 //!  Responder (payload) ┬─► write arbiter ─► DmaWrite ⇄ AXI4 write channels (dma_aw*, dma_w*, dma_b*)
 //!  Completer (CQEs)   ─┘
 //!  Responder ACK/NAK ─┬─► TX arbiter ─► RoceTx ─► MAC tx (tx_*)
 //!  Requester ─────────┤   (whole packets: a descriptor, then its payload beats)
 //!  txd_* / txp_* ─────┘
-//!  MAC rx (rx_*) ─► RoceRx ─► Responder (requests) ─► Completer (acknowledges)
+//!  MAC rx (rx_*) ─► RoceRx ─► Responder (requests) ─► Completer (acknowledges, receive completions)
 //!                         └─► not-RoCE frames (host_*); rxd_*: a monitor of what is taken
 //! ```
 //!
@@ -35,10 +36,10 @@ use rust_hdl::prelude::*;
 
 /// Status indexes (`regs::registers(Access::Status)` order): the receive counters (accepted,
 /// one per drop reason, no_buffer), then frames sent, WQEs sent, WQEs refused, then the
-/// responder's eight.
+/// responder's eleven, then the completer's four.
 const RX_STATUS: usize = NUM_COUNTERS + 1;
 const RSP_STATUS: usize = RX_STATUS + 3;
-const CPL_STATUS: usize = RSP_STATUS + 8;
+const CPL_STATUS: usize = RSP_STATUS + 11;
 const _: () = assert!(N_STATUS == CPL_STATUS + 4, "status registers: receive, transmit, responder, completer counters");
 
 /// Positions in `regs::registers(Access::Control)` and `(Access::Command)` the top wires by
@@ -49,7 +50,8 @@ pub const CONTROL_MR: usize = CONTROL_QP + QP_STAGE_WORDS;
 pub const COMMAND_QP: usize = 0;
 pub const COMMAND_MR: usize = 1;
 pub const COMMAND_SQ_DOORBELL: usize = 2;
-pub const COMMAND_CQ: usize = 3;
+pub const COMMAND_RQ_DOORBELL: usize = 3;
+pub const COMMAND_CQ: usize = 4;
 pub const CONTROL_CQ: usize = CONTROL_MR + 6;
 
 crate::pack_word! { lsb_first Mac48: 48 { lo: 32, hi: 16 } }
@@ -185,6 +187,14 @@ crate::hdl_block! {
         wo_len: DFF<Bits<16>>,
         w_owner: crate::ram_fifo::RamFifo<8, 7, 1, 1, 1>,
         w_owner_tail: DFF<Bits<8>>,
+        /// Read arbiter: the owner (1: responder) of each command whose data is still to come.
+        r_owner: crate::ram_fifo::RamFifo<6, 5, 1, 1, 1>,
+        r_owner_tail: DFF<Bits<6>>,
+        r_owner_depth: Constant<Bits<6>> = c::<6>(32),
+        one6: Constant<Bits<6>> = c::<6>(1),
+        r_sel_rsp: Signal<Local, Bit>,
+        r_issue: Signal<Local, Bit>,
+        r_to_rsp: Signal<Local, Bit>,
         w_sel_cpl: Signal<Local, Bit>,
         w_load: Signal<Local, Bit>,
         w_handed: Signal<Local, Bit>,
@@ -204,7 +214,7 @@ crate::hdl_block! {
         tx_frames_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64),
         wqes_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64 + 1),
         wqe_errors_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64 + 2),
-        rsp_ids: [Constant<Bits<8>>; 8] = std::array::from_fn(|i| c::<8>((RSP_STATUS + i) as u64)),
+        rsp_ids: [Constant<Bits<8>>; 11] = std::array::from_fn(|i| c::<8>((RSP_STATUS + i) as u64)),
         op_ack: Constant<Bits<8>> = c::<8>(rnic_spec::responder::OP_ACK as u64),
         zero13: Constant<Bits<LEN_BITS>> = c::<LEN_BITS>(0),
         zero32: Constant<Bits<32>> = c::<32>(0),
@@ -262,7 +272,7 @@ crate::hdl_block! {
 impl Logic for Nic {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, w_busy, w_cpl, w_left, wo_valid, wo_cpl, wo_addr, wo_len, w_owner_tail, arb_busy, arb_ext, arb_left, o_valid, o_ext, o_eth_dst, o_eth_src, o_vlan, o_vlan_tci, o_ipv6, o_ip_src, o_ip_dst, o_dscp, o_ecn, o_ttl, o_flow_label, o_udp_src_port, o_opcode, o_se, o_pkey, o_dest_qp, o_ack_req, o_psn, o_va, o_rkey, o_dma_len, o_imm, o_aeth_syndrome, o_aeth_msn, o_payload_len);
+        dff_setup!(self, clock, r_owner_tail, w_busy, w_cpl, w_left, wo_valid, wo_cpl, wo_addr, wo_len, w_owner_tail, arb_busy, arb_ext, arb_left, o_valid, o_ext, o_eth_dst, o_eth_src, o_vlan, o_vlan_tci, o_ipv6, o_ip_src, o_ip_dst, o_dscp, o_ecn, o_ttl, o_flow_label, o_udp_src_port, o_opcode, o_se, o_pkey, o_dest_qp, o_ack_req, o_psn, o_va, o_rkey, o_dma_len, o_imm, o_aeth_syndrome, o_aeth_msn, o_payload_len);
         self.csr.clock.next = self.clock.val();
         self.csr.awvalid.next = self.bar_awvalid.val();
         self.bar_awready.next = self.csr.awready.val();
@@ -320,6 +330,15 @@ impl Logic for Nic {
         if self.csr.status_sel.val() == self.rsp_ids[7].val() {
             self.csr.status_value.next = self.rsp.set_aside.val();
         }
+        if self.csr.status_sel.val() == self.rsp_ids[8].val() {
+            self.csr.status_value.next = self.rsp.naks_rnr.val();
+        }
+        if self.csr.status_sel.val() == self.rsp_ids[9].val() {
+            self.csr.status_value.next = self.rsp.naks_operational.val();
+        }
+        if self.csr.status_sel.val() == self.rsp_ids[10].val() {
+            self.csr.status_value.next = self.rsp.receives.val();
+        }
         if self.csr.status_sel.val() == self.cpl_ids[0].val() {
             self.csr.status_value.next = self.cpl.acks.val();
         }
@@ -354,26 +373,26 @@ impl Logic for Nic {
         self.req.sq_doorbell.next = self.csr.command[2].val();
 
         // Memory regions: staged, committed into the slot of the key's low bits.
-        self.mr_base.lo.next = self.csr.control[31].val();
-        self.mr_base.hi.next = self.csr.control[32].val();
+        self.mr_base.lo.next = self.csr.control[35].val();
+        self.mr_base.hi.next = self.csr.control[36].val();
         self.mrs.clock.next = self.clock.val();
         self.mrs.cfg_wr.next = self.csr.command_valid[1].val();
-        self.mrs.cfg_slot.next = self.csr.control[30].val().get_bits::<8>(0);
+        self.mrs.cfg_slot.next = self.csr.control[34].val().get_bits::<8>(0);
         self.mrs.cfg_valid.next = self.csr.command[1].val().get_bit(0);
-        self.mrs.cfg_key.next = self.csr.control[30].val();
+        self.mrs.cfg_key.next = self.csr.control[34].val();
         self.mrs.cfg_base.next = self.mr_base.word.val();
-        self.mrs.cfg_length.next = self.csr.control[33].val();
-        self.mrs.cfg_access.next = self.csr.control[34].val().get_bits::<4>(0);
-        self.mrs.cfg_pd.next = self.csr.control[35].val().get_bits::<16>(0);
+        self.mrs.cfg_length.next = self.csr.control[37].val();
+        self.mrs.cfg_access.next = self.csr.control[38].val().get_bits::<4>(0);
+        self.mrs.cfg_pd.next = self.csr.control[39].val().get_bits::<16>(0);
         self.rsp_mrs.clock.next = self.clock.val();
         self.rsp_mrs.cfg_wr.next = self.csr.command_valid[1].val();
-        self.rsp_mrs.cfg_slot.next = self.csr.control[30].val().get_bits::<8>(0);
+        self.rsp_mrs.cfg_slot.next = self.csr.control[34].val().get_bits::<8>(0);
         self.rsp_mrs.cfg_valid.next = self.csr.command[1].val().get_bit(0);
-        self.rsp_mrs.cfg_key.next = self.csr.control[30].val();
+        self.rsp_mrs.cfg_key.next = self.csr.control[34].val();
         self.rsp_mrs.cfg_base.next = self.mr_base.word.val();
-        self.rsp_mrs.cfg_length.next = self.csr.control[33].val();
-        self.rsp_mrs.cfg_access.next = self.csr.control[34].val().get_bits::<4>(0);
-        self.rsp_mrs.cfg_pd.next = self.csr.control[35].val().get_bits::<16>(0);
+        self.rsp_mrs.cfg_length.next = self.csr.control[37].val();
+        self.rsp_mrs.cfg_access.next = self.csr.control[38].val().get_bits::<4>(0);
+        self.rsp_mrs.cfg_pd.next = self.csr.control[39].val().get_bits::<16>(0);
         self.mrs.chk_valid.next = self.req.mr_valid.val();
         self.mrs.chk_key.next = self.req.mr_key.val();
         self.mrs.chk_pd.next = self.req.mr_pd.val();
@@ -391,6 +410,8 @@ impl Logic for Nic {
         }
         self.rsp.qp_commit_valid.next = self.csr.command_valid[0].val();
         self.rsp.qp_commit.next = self.csr.command[0].val();
+        self.rsp.rq_doorbell_valid.next = self.csr.command_valid[3].val();
+        self.rsp.rq_doorbell.next = self.csr.command[3].val();
         self.rsp.rec_valid.next = self.rx.out_rec_valid.val();
         self.rx.out_rec_ready.next = self.rsp.rec_ready.val();
         self.rsp.rec_word0.next = self.rx.out_rec_word0.val();
@@ -408,16 +429,17 @@ impl Logic for Nic {
         self.rsp.mr_res_valid.next = self.rsp_mrs.res_valid.val();
         self.rsp.mr_res_error.next = self.rsp_mrs.res_error.val();
         // The completer: ACKs from the responder's path, sent events from the requester.
-        self.cq_base.lo.next = self.csr.control[36].val();
-        self.cq_base.hi.next = self.csr.control[37].val();
+        self.cq_base.lo.next = self.csr.control[40].val();
+        self.cq_base.hi.next = self.csr.control[41].val();
         self.cpl.clock.next = self.clock.val();
         self.cpl.qp_commit_valid.next = self.csr.command_valid[0].val();
         self.cpl.qp_commit.next = self.csr.command[0].val();
         self.cpl.qp_send_cq.next = self.csr.control[29].val();
-        self.cpl.cq_commit_valid.next = self.csr.command_valid[3].val();
-        self.cpl.cq_commit.next = self.csr.command[3].val();
+        self.cpl.qp_recv_cq.next = self.csr.control[33].val();
+        self.cpl.cq_commit_valid.next = self.csr.command_valid[4].val();
+        self.cpl.cq_commit.next = self.csr.command[4].val();
         self.cpl.cq_base.next = self.cq_base.word.val();
-        self.cpl.cq_log_size.next = self.csr.control[38].val();
+        self.cpl.cq_log_size.next = self.csr.control[42].val();
         self.cpl.sent_valid.next = self.req.sent_valid.val();
         self.cpl.sent_qp.next = self.req.sent_qp.val();
         self.cpl.ack_valid.next = self.rsp.cpl_valid.val();
@@ -425,6 +447,15 @@ impl Logic for Nic {
         self.cpl.ack_qp.next = self.rsp.cpl_qp.val();
         self.cpl.ack_syndrome.next = self.rsp.cpl_syndrome.val();
         self.cpl.ack_msn.next = self.rsp.cpl_msn.val();
+        self.cpl.rc_valid.next = self.rsp.rc_valid.val();
+        self.rsp.rc_ready.next = self.cpl.rc_ready.val();
+        self.cpl.rc_qp.next = self.rsp.rc_qp.val();
+        self.cpl.rc_index.next = self.rsp.rc_index.val();
+        self.cpl.rc_len.next = self.rsp.rc_len.val();
+        self.cpl.rc_imm.next = self.rsp.rc_imm.val();
+        self.cpl.rc_op.next = self.rsp.rc_op.val();
+        self.cpl.rc_status.next = self.rsp.rc_status.val();
+        self.cpl.rc_flags.next = self.rsp.rc_flags.val();
 
         // Write arbiter: the responder's payload writes and the completer's CQEs share the
         // write engine a command at a time (the command waits in a register; its data beats
@@ -505,12 +536,37 @@ impl Logic for Nic {
         self.dma_bready.next = self.wr.bready.val();
         self.wr.bresp.next = self.dma_bresp.val();
 
-        // DMA reads for the requester.
+        // Read arbiter: the requester's and the responder's reads share the read engine a
+        // command at a time (the responder first: its reads hold up the receive path); the
+        // data comes back in command order, to the owner at the head of the owner queue.
         self.rd.clock.next = self.clock.val();
-        self.rd.cmd_valid.next = self.req.rd_valid.val();
-        self.req.rd_ready.next = self.rd.cmd_ready.val();
+        self.r_owner.clock.next = self.clock.val();
+        self.r_sel_rsp.next = self.rsp.rd_valid.val();
+        // (The room condition is spelled out in each use: a local shared between a valid and
+        // the matching ready makes Verilator see a loop, see the requester.)
+        self.rd.cmd_valid.next = (self.rsp.rd_valid.val() | self.req.rd_valid.val()) & ((self.r_owner_tail.q.val() - self.r_owner.head.val()) != self.r_owner_depth.val());
+        self.rsp.rd_ready.next = self.rd.cmd_ready.val() & ((self.r_owner_tail.q.val() - self.r_owner.head.val()) != self.r_owner_depth.val());
+        self.req.rd_ready.next = self.rd.cmd_ready.val() & ((self.r_owner_tail.q.val() - self.r_owner.head.val()) != self.r_owner_depth.val()) & !self.rsp.rd_valid.val();
         self.rd.cmd_addr.next = self.req.rd_addr.val();
         self.rd.cmd_len.next = self.req.rd_len.val();
+        if self.r_sel_rsp.val() {
+            self.rd.cmd_addr.next = self.rsp.rd_addr.val();
+            self.rd.cmd_len.next = self.rsp.rd_len.val();
+        }
+        self.r_issue.next = self.rd.cmd_ready.val() & ((self.r_owner_tail.q.val() - self.r_owner.head.val()) != self.r_owner_depth.val()) & (self.rsp.rd_valid.val() | self.req.rd_valid.val());
+        self.r_owner.wr_en.next = self.r_issue.val();
+        self.r_owner.wr_addr.next = self.r_owner_tail.q.val().get_bits::<5>(0);
+        self.r_owner.wr_a.next = self.bit0.val();
+        if self.r_sel_rsp.val() {
+            self.r_owner.wr_a.next = self.bit1.val();
+        }
+        self.r_owner.wr_b.next = self.bit0.val();
+        self.r_owner.wr_c.next = self.bit0.val();
+        self.r_owner.tail.next = self.r_owner_tail.q.val();
+        if self.r_issue.val() {
+            self.r_owner_tail.d.next = self.r_owner_tail.q.val() + self.one6.val();
+        }
+        self.r_to_rsp.next = self.r_owner.out_valid.val() & self.r_owner.out_a.val().any();
         self.dma_arvalid.next = self.rd.arvalid.val();
         self.rd.arready.next = self.dma_arready.val();
         self.dma_araddr.next = self.rd.araddr.val();
@@ -519,11 +575,18 @@ impl Logic for Nic {
         self.dma_rready.next = self.rd.rready.val();
         self.rd.rdata.next = self.dma_rdata.val();
         self.rd.rresp.next = self.dma_rresp.val();
-        self.req.rdd_valid.next = self.rd.out_valid.val();
-        self.rd.out_ready.next = self.req.rdd_ready.val();
+        self.req.rdd_valid.next = self.rd.out_valid.val() & self.r_owner.out_valid.val() & !self.r_owner.out_a.val().any();
+        self.rsp.rdd_valid.next = self.rd.out_valid.val() & self.r_owner.out_valid.val() & self.r_owner.out_a.val().any();
+        self.rd.out_ready.next = self.r_owner.out_valid.val() & self.req.rdd_ready.val();
+        if self.r_to_rsp.val() {
+            self.rd.out_ready.next = self.r_owner.out_valid.val() & self.rsp.rdd_ready.val();
+        }
+        self.r_owner.out_ready.next = self.rd.out_valid.val() & self.rd.out_last.val() & self.rd.out_ready.val();
         self.req.rdd_data.next = self.rd.out_data.val();
         self.req.rdd_last.next = self.rd.out_last.val();
         self.req.rdd_error.next = self.rd.out_error.val();
+        self.rsp.rdd_data.next = self.rd.out_data.val();
+        self.rsp.rdd_error.next = self.rd.out_error.val();
 
         self.rx.clock.next = self.clock.val();
         self.rx.fcs_enable.next = self.fcs_enable.val();
@@ -723,12 +786,15 @@ mod tests {
             assert_eq!(at(CONTROL_PORT + 1 + i), addr("port", name), "port.{name}");
         }
         assert_eq!(at(CONTROL_QP), addr("qp", "state"));
-        assert_eq!(at(CONTROL_QP + QP_STAGE_WORDS - 2), addr("qp", "rq_psn"));
+        assert_eq!(at(CONTROL_QP + 20), addr("qp", "rq_psn"));
         assert_eq!(at(CONTROL_QP + 21), addr("qp", "send_cq"));
+        assert_eq!(at(CONTROL_QP + 25), addr("qp", "recv_cq"));
+        assert_eq!(CONTROL_QP + QP_STAGE_WORDS, CONTROL_MR);
         for (i, name) in ["base_lo", "base_hi", "log_size"].iter().enumerate() {
             assert_eq!(at(CONTROL_CQ + i), addr("cq", name), "cq.{name}");
         }
-        assert_eq!(CONTROL_CQ, 36, "the literal indices in update()");
+        assert_eq!(CONTROL_CQ, 40, "the literal indices in update()");
+        assert_eq!(CONTROL_MR, 34, "the literal indices in update()");
         for (i, name) in ["key", "base_lo", "base_hi", "length", "access", "pd"].iter().enumerate() {
             assert_eq!(at(CONTROL_MR + i), addr("mr", name), "mr.{name}");
         }
@@ -736,6 +802,7 @@ mod tests {
         assert_eq!(Some(command[COMMAND_QP].0), addr("qp", "commit"));
         assert_eq!(Some(command[COMMAND_MR].0), addr("mr", "commit"));
         assert_eq!(Some(command[COMMAND_SQ_DOORBELL].0), addr("doorbell", "sq"));
+        assert_eq!(Some(command[COMMAND_RQ_DOORBELL].0), addr("doorbell", "rq"));
         assert_eq!(Some(command[COMMAND_CQ].0), addr("cq", "commit"));
         assert_eq!(registers(Access::Status)[RX_STATUS + 1].0, addr("tx_counters", "wqes").unwrap());
     }

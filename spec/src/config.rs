@@ -26,7 +26,7 @@
 //! access = ["remote_write"]   # local_write, remote_write, remote_read, remote_atomic
 //! # optional: pd = 1
 //!
-//! [[recv]]                    # posted receive buffers (for SEND; not served yet)
+//! [[recv]]                    # posted receive buffers, in order per QP (SEND, WRITE with immediate)
 //! qpn = 0x11
 //! addr = 0x20000000
 //! length = 4096
@@ -230,6 +230,10 @@ impl NicConfig {
                     pd: q.pd,
                     rq_psn: q.expected_psn,
                     send_cq: 0,
+                    // The rings are host memory the replaying driver sets up.
+                    rq_base: 0,
+                    rq_log_size: 0,
+                    recv_cq: 0,
                 },
             ));
         }

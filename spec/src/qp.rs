@@ -22,7 +22,7 @@ pub const PMTU_LOG2_MIN: u8 = 8;
 pub const PMTU_LOG2_MAX: u8 = 12;
 /// Largest RC message (IBTA: 2^31 bytes).
 pub const MAX_MESSAGE: u32 = 1 << 31;
-/// Largest send queue, as log2 entries (doorbell indexes count modulo 2^16).
+/// Largest send or receive queue, as log2 entries (doorbell indexes count modulo 2^16).
 pub const SQ_LOG_SIZE_MAX: u8 = 15;
 /// The requester serves QPs round-robin, a batch per turn: the WQEs waiting, at most this
 /// many and not past the ring's end, fetched in one DMA read.
@@ -43,7 +43,7 @@ pub enum RemoteIp {
     V6([u8; 16]),
 }
 
-/// What the card keeps per QP for its send queue.
+/// What the card keeps per QP: its path, its send queue and its receive queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QpContext {
     pub state: u32,
@@ -69,6 +69,11 @@ pub struct QpContext {
     pub rq_psn: u32,
     /// Completion queue of the send queue.
     pub send_cq: u32,
+    /// IOVA of the receive queue ring (32-byte aligned).
+    pub rq_base: u64,
+    pub rq_log_size: u8,
+    /// Completion queue of the receive queue.
+    pub recv_cq: u32,
 }
 
 /// Why a send WQE was refused without sending anything.
@@ -228,6 +233,10 @@ impl QpContext {
             ("pd", self.pd as u32),
             ("rq_psn", self.rq_psn & psn::PSN_MASK),
             ("send_cq", self.send_cq),
+            ("rq_base_lo", self.rq_base as u32),
+            ("rq_base_hi", (self.rq_base >> 32) as u32),
+            ("rq_log_size", self.rq_log_size as u32),
+            ("recv_cq", self.recv_cq),
         ]
     }
 
@@ -278,6 +287,9 @@ mod tests {
             pd: 1,
             rq_psn: 0,
             send_cq: 0,
+            rq_base: 0x2000,
+            rq_log_size: 4,
+            recv_cq: 0,
         }
     }
 

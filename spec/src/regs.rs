@@ -114,14 +114,17 @@ pub mod feature {
     /// RC requester: send queues in host memory, doorbells, WQE fetch, local key check,
     /// segmentation by path MTU into RDMA WRITE and SEND packets.
     pub const REQUESTER: u32 = 1 << 5;
+    /// RC responder: RDMA WRITE and SEND (receive queues in host memory, receive completions).
+    pub const RESPONDER: u32 = 1 << 6;
     /// Names, for `rnic info`.
-    pub const NAMES: [(u32, &str); 6] = [
+    pub const NAMES: [(u32, &str); 7] = [
         (RX_PARSE, "rx-parse"),
         (TX_ENGINE, "tx-engine"),
         (IPV6, "ipv6"),
         (VLAN, "vlan"),
         (SOFT_FCS, "soft-fcs"),
         (REQUESTER, "requester"),
+        (RESPONDER, "responder"),
     ];
 }
 
@@ -170,7 +173,8 @@ pub const BLOCKS: &[Block] = &[
                     | feature::IPV6
                     | feature::VLAN
                     | feature::SOFT_FCS
-                    | feature::REQUESTER,
+                    | feature::REQUESTER
+                    | feature::RESPONDER,
                 "feature bits (regs::feature)",
             ),
         ],
@@ -206,10 +210,10 @@ pub const BLOCKS: &[Block] = &[
     Block {
         name: "qp",
         kind: TYPE_QP,
-        version: 1,
+        version: 2,
         base: 0x400,
         regs: &[
-            reg("commit", 0x0C, Access::Command, 0, "write a QPN: the staged context below becomes that QP's, its send queue starts empty at index 0"),
+            reg("commit", 0x0C, Access::Command, 0, "write a QPN: the staged context below becomes that QP's, its send and receive queues start empty at index 0"),
             reg("state", 0x10, Access::Control, 0, "regs::qp_state; only RTS sends"),
             reg("dest_qpn", 0x14, Access::Control, 0, "the remote QP number"),
             reg("dest_mac_lo", 0x18, Access::Control, 0, "next hop MAC address, low 32 bits"),
@@ -232,6 +236,10 @@ pub const BLOCKS: &[Block] = &[
             reg("pd", 0x5C, Access::Control, 0, "protection domain of the QP's local and remote keys"),
             reg("rq_psn", 0x60, Access::Control, 0, "PSN the responder expects first"),
             reg("send_cq", 0x64, Access::Control, 0, "CQ of the send queue's completions"),
+            reg("rq_base_lo", 0x68, Access::Control, 0, "receive queue ring IOVA, low 32 bits (32-byte aligned)"),
+            reg("rq_base_hi", 0x6C, Access::Control, 0, "receive queue ring IOVA, high 32 bits"),
+            reg("rq_log_size", 0x70, Access::Control, 0, "receive queue entries as log2 (0 ... 15)"),
+            reg("recv_cq", 0x74, Access::Control, 0, "CQ of the receive queue's completions"),
         ],
     },
     Block {
@@ -252,14 +260,17 @@ pub const BLOCKS: &[Block] = &[
     Block {
         name: "doorbell",
         kind: TYPE_DOORBELL,
-        version: 1,
+        version: 2,
         base: 0x600,
-        regs: &[reg("sq", 0x0C, Access::Command, 0, "desc::doorbell(qpn, new send queue producer index)")],
+        regs: &[
+            reg("sq", 0x0C, Access::Command, 0, "desc::doorbell(qpn, new send queue producer index)"),
+            reg("rq", 0x10, Access::Command, 0, "desc::doorbell(qpn, new receive queue producer index)"),
+        ],
     },
     Block {
         name: "responder",
         kind: TYPE_RESPONDER,
-        version: 1,
+        version: 2,
         base: 0x700,
         regs: &[
             reg("placed", 0x0C, Access::Status, 0, "request packets whose payload was written to memory"),
@@ -269,7 +280,10 @@ pub const BLOCKS: &[Block] = &[
             reg("naks_access", 0x1C, Access::Status, 0, "NAK remote access error: rkey, PD, access or bounds"),
             reg("duplicates", 0x20, Access::Status, 0, "duplicate requests (a PSN already placed): not written again"),
             reg("bad_qp", 0x24, Access::Status, 0, "packets for a QP that does not exist or is not in RTR / RTS: dropped"),
-            reg("set_aside", 0x28, Access::Status, 0, "packets the responder does not serve yet (SEND, READ, atomics): dropped"),
+            reg("set_aside", 0x28, Access::Status, 0, "packets the responder does not serve yet (READ, atomics): dropped"),
+            reg("naks_rnr", 0x2C, Access::Status, 0, "RNR NAK: a SEND or WRITE with immediate found no posted receive WQE"),
+            reg("naks_operational", 0x30, Access::Status, 0, "NAK remote operational error: the receive WQE's lkey does not allow the write (QP to error)"),
+            reg("receives", 0x34, Access::Status, 0, "receive WQEs consumed (each gets a completion)"),
         ],
     },
     Block {

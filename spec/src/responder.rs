@@ -1,18 +1,31 @@
-//! The RC responder's reference model for RDMA WRITE (IBTA Vol 1 §9.7.5, §9.7.4.1): what an
-//! arriving request packet does to the responder's state and memory, and what it answers.
+//! The RC responder's reference model for RDMA WRITE and SEND (IBTA Vol 1 §9.7.5, §9.7.4.1,
+//! §10.8.3): what an arriving request packet does to the responder's state and memory, what it
+//! answers, and which receive completion it produces.
 //!
-//! Checks, the first failing one decides: a QP that does not exist or is not in RTR / RTS
-//! drops the packet silently; opcodes other than RDMA WRITE are set aside (not served yet);
-//! a PSN behind the expected PSN (ePSN) is a duplicate — nothing is written again, and an
-//! ACK answers it if it asks for one; a PSN ahead is a sequence error — one NAK carrying the
-//! ePSN until the ePSN arrives; FIRST / ONLY while a message is in progress, or MIDDLE / LAST
-//! without one, and payload lengths other than the path MTU (FIRST, MIDDLE) or the rest of the
-//! RETH length (LAST, ONLY) are invalid requests (NAK); on FIRST / ONLY the rkey must allow
+//! Checks, the first failing one decides: a QP that does not exist, is not in RTR / RTS, or went
+//! to error drops the packet silently; opcodes other than SEND and RDMA WRITE are set aside (not
+//! served yet); a PSN behind the expected PSN (ePSN) is a duplicate — nothing is written again,
+//! and an ACK answers it if it asks for one; a PSN ahead is a sequence error — one NAK carrying
+//! the ePSN until the ePSN arrives; FIRST / ONLY while a message is in progress, MIDDLE / LAST
+//! without one or of the other operation, and payload lengths other than the path MTU (FIRST,
+//! MIDDLE), 1 … PMTU (SEND LAST), 0 … PMTU (SEND ONLY) or the rest of the RETH length (WRITE
+//! LAST, ONLY) are invalid requests (NAK); on WRITE FIRST / ONLY the rkey must allow
 //! REMOTE_WRITE of the whole RETH range in the QP's protection domain (else NAK remote access
-//! error). A packet that passes is placed at the message's next address, the ePSN advances,
-//! and a packet with AckReq is acknowledged with the message sequence number (MSN, the count
-//! of finished messages).
+//! error).
+//!
+//! A SEND's FIRST / ONLY packet and a WRITE with immediate's LAST / ONLY packet consume the next
+//! receive WQE; with none posted the packet is answered by an RNR NAK and changes nothing (the
+//! requester sends it again later). This check comes right after the opcode order, before the
+//! lengths and the rkey. A SEND is placed into the WQE's buffer, whose lkey must
+//! allow LOCAL_WRITE of the whole buffer in the QP's PD (else NAK remote operational error, the
+//! WQE completes with a local protection error) and which must hold the whole message (else NAK
+//! invalid request, the WQE completes with a local length error); either error puts the QP in
+//! error (class A / C, IBTA §9.9.3.1.3). A packet that passes is placed at the message's next
+//! address, the ePSN advances, and a packet with AckReq is acknowledged with the message
+//! sequence number (MSN, the count of finished messages). The message's last packet completes
+//! its receive WQE with the byte count and the immediate data.
 
+use crate::desc::{CqOp, CqStatus, RecvWqe};
 use crate::mr::{self, AccessError, MemoryRegion};
 use crate::qp::{PortAddress, QpContext};
 use crate::regs::qp_state;
@@ -21,6 +34,12 @@ use crate::wire::packet::RocePacket;
 use crate::wire::psn;
 use crate::wire::tx::TxDescriptor;
 
+pub const OP_SEND_FIRST: u8 = 0x00;
+pub const OP_SEND_MIDDLE: u8 = 0x01;
+pub const OP_SEND_LAST: u8 = 0x02;
+pub const OP_SEND_LAST_IMM: u8 = 0x03;
+pub const OP_SEND_ONLY: u8 = 0x04;
+pub const OP_SEND_ONLY_IMM: u8 = 0x05;
 pub const OP_WRITE_FIRST: u8 = 0x06;
 pub const OP_WRITE_MIDDLE: u8 = 0x07;
 pub const OP_WRITE_LAST: u8 = 0x08;
@@ -30,10 +49,12 @@ pub const OP_WRITE_ONLY_IMM: u8 = 0x0B;
 pub const OP_ACK: u8 = 0x11;
 
 /// AETH syndromes (IBTA Vol 1 §9.3.5, table 44): bits 6:5 say ACK (00), RNR NAK (01) or NAK
-/// (11); the low five bits are the credit count or the NAK code.
+/// (11); the low five bits are the credit count, the RNR timer or the NAK code.
 pub mod aeth {
     /// ACK with the credit count "invalid": this responder does no end-to-end flow control.
     pub const ACK: u8 = 0x1F;
+    /// RNR NAK with timer code 1 (0.01 ms, the shortest; the card has no min_rnr_timer yet).
+    pub const RNR_NAK: u8 = 0x21;
     pub const NAK_PSN_SEQUENCE: u8 = 0x60;
     pub const NAK_INVALID_REQUEST: u8 = 0x61;
     pub const NAK_REMOTE_ACCESS: u8 = 0x62;
@@ -49,12 +70,20 @@ pub mod aeth {
 pub struct RspState {
     pub epsn: u32,
     pub msn: u32,
-    /// A multi-packet WRITE is in progress at `va`, `left` bytes to go.
+    /// A multi-packet message is in progress at `va`, `left` bytes of room to go.
     pub in_msg: bool,
+    /// The message in progress is a SEND (else an RDMA WRITE).
+    pub send: bool,
     /// A sequence-error NAK went out and the ePSN has not arrived since.
     pub nak_sent: bool,
     pub va: u64,
     pub left: u32,
+    /// Bytes of the message in progress placed so far.
+    pub count: u32,
+    /// Receive WQEs consumed since the QP's commit: the next one's index (modulo 2^16).
+    pub rq_ci: u16,
+    /// A receive WQE failed: the QP is in error and drops what arrives.
+    pub error: bool,
 }
 
 /// What a packet did.
@@ -66,6 +95,10 @@ pub enum Outcome {
     SequenceError,
     InvalidRequest,
     RemoteAccess(AccessError),
+    /// No receive WQE was posted for a SEND or a WRITE with immediate.
+    ReceiverNotReady,
+    /// The receive WQE's buffer refused the SEND (its completion carries the status).
+    ReceiveError(CqStatus),
     BadQp,
     SetAside,
 }
@@ -78,55 +111,107 @@ pub struct Response {
     pub msn: u32,
 }
 
+/// A receive WQE completed (into the QP's receive CQ).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecvCompletion {
+    /// The WQE's index in the receive queue (modulo 2^16 from 0 at the QP's commit).
+    pub wqe_index: u16,
+    pub status: CqStatus,
+    pub op: CqOp,
+    /// Bytes of the message (for a WRITE with immediate, the RDMA WRITE's length); 0 on error.
+    pub byte_len: u32,
+    pub imm: Option<u32>,
+}
+
+/// Everything one packet does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Effect {
+    pub outcome: Outcome,
+    pub response: Option<Response>,
+    pub completion: Option<RecvCompletion>,
+}
+
 impl RspState {
     pub fn new(epsn: u32) -> RspState {
         RspState { epsn, ..Default::default() }
     }
 
-    /// One arriving packet for a QP with context `ctx` (`None`: no such QP).
-    pub fn receive(&mut self, ctx: Option<&QpContext>, mrs: &[Option<MemoryRegion>], pkt: &RocePacket) -> (Outcome, Option<Response>) {
-        let Some(ctx) = ctx.filter(|c| matches!(c.state, qp_state::RTR | qp_state::RTS)) else {
-            return (Outcome::BadQp, None);
+    /// One arriving packet for a QP with context `ctx` (`None`: no such QP), memory regions
+    /// `mrs`, and the receive WQEs posted to the QP since its commit, oldest first (`rq`).
+    pub fn receive(&mut self, ctx: Option<&QpContext>, mrs: &[Option<MemoryRegion>], rq: &[RecvWqe], pkt: &RocePacket) -> Effect {
+        let effect = |outcome, response, completion| Effect { outcome, response, completion };
+        let Some(ctx) = ctx.filter(|c| matches!(c.state, qp_state::RTR | qp_state::RTS) && !self.error) else {
+            return effect(Outcome::BadQp, None, None);
         };
         let op = pkt.bth.opcode;
-        if !(OP_WRITE_FIRST..=OP_WRITE_ONLY_IMM).contains(&op) {
-            return (Outcome::SetAside, None);
+        let is_send = op <= OP_SEND_ONLY_IMM;
+        if !is_send && !(OP_WRITE_FIRST..=OP_WRITE_ONLY_IMM).contains(&op) {
+            return effect(Outcome::SetAside, None, None);
         }
         let answer = |syndrome, psn, msn| Some(Response { syndrome, psn, msn });
         let p = pkt.bth.psn;
         let diff = psn::diff(p, self.epsn);
         if diff < 0 {
-            return (Outcome::Duplicate, answer(aeth::ACK, p, self.msn).filter(|_| pkt.bth.ack_req));
+            return effect(Outcome::Duplicate, answer(aeth::ACK, p, self.msn).filter(|_| pkt.bth.ack_req), None);
         }
         if diff > 0 {
             let first_nak = !self.nak_sent;
             self.nak_sent = true;
-            return (Outcome::SequenceError, answer(aeth::NAK_PSN_SEQUENCE, self.epsn, self.msn).filter(|_| first_nak));
+            return effect(Outcome::SequenceError, answer(aeth::NAK_PSN_SEQUENCE, self.epsn, self.msn).filter(|_| first_nak), None);
         }
-        let first = matches!(op, OP_WRITE_FIRST | OP_WRITE_ONLY | OP_WRITE_ONLY_IMM);
-        let last = matches!(op, OP_WRITE_LAST | OP_WRITE_LAST_IMM | OP_WRITE_ONLY | OP_WRITE_ONLY_IMM);
-        let invalid = (Outcome::InvalidRequest, answer(aeth::NAK_INVALID_REQUEST, p, self.msn));
-        if first == self.in_msg {
+        // Both operations lay out FIRST, MIDDLE, LAST, LAST_IMM, ONLY, ONLY_IMM from their base.
+        let k = op - if is_send { OP_SEND_FIRST } else { OP_WRITE_FIRST };
+        let (first, last, imm) = (k == 0 || k >= 4, k >= 2, k == 3 || k == 5);
+        let invalid = effect(Outcome::InvalidRequest, answer(aeth::NAK_INVALID_REQUEST, p, self.msn), None);
+        if first == self.in_msg || (!first && self.send != is_send) {
             return invalid;
+        }
+        let needs_wqe = if is_send { first } else { imm };
+        // Resources before lengths and keys, as IBTA's responder order (and rxe) has them.
+        let wqe = rq.get(self.rq_ci as usize).copied();
+        if needs_wqe && wqe.is_none() {
+            return effect(Outcome::ReceiverNotReady, answer(aeth::RNR_NAK, p, self.msn), None);
         }
         let reth = pkt.ext.iter().find_map(|e| if let Ext::Reth(r) = e { Some(*r) } else { None }).unwrap_or(Reth::default());
         let len = pkt.payload.len() as u32;
         let pmtu = 1u32 << ctx.pmtu_log2;
-        let len_ok = match (first, last) {
-            (true, true) => len == reth.dma_len,
-            (true, false) => len == pmtu && reth.dma_len > pmtu,
-            (false, false) => len == pmtu && self.left > pmtu,
-            (false, true) => len == self.left && len != 0,
+        let len_ok = match (is_send, first, last) {
+            (true, _, false) => len == pmtu,
+            (true, false, true) => (1..=pmtu).contains(&len),
+            (true, true, true) => len <= pmtu,
+            (false, true, true) => len == reth.dma_len,
+            (false, true, false) => len == pmtu && reth.dma_len > pmtu,
+            (false, false, false) => len == pmtu && self.left > pmtu,
+            (false, false, true) => len == self.left && len != 0,
         };
         if !len_ok {
             return invalid;
         }
-        if first {
+        if first && !is_send {
             if let Err(e) = mr::check(mrs, reth.rkey, ctx.pd, reth.va, reth.dma_len, mr::access::REMOTE_WRITE) {
-                return (Outcome::RemoteAccess(e), answer(aeth::NAK_REMOTE_ACCESS, p, self.msn));
+                return effect(Outcome::RemoteAccess(e), answer(aeth::NAK_REMOTE_ACCESS, p, self.msn), None);
             }
-            self.va = reth.va;
-            self.left = reth.dma_len;
+        }
+        let fail = |s: &mut RspState, status, syndrome| {
+            s.error = true;
+            let c = RecvCompletion { wqe_index: s.rq_ci.wrapping_sub(1), status, op: CqOp::Recv, byte_len: 0, imm: None };
+            effect(Outcome::ReceiveError(status), answer(syndrome, p, s.msn), Some(c))
+        };
+        if first {
+            self.count = 0;
+            self.send = is_send;
+            (self.va, self.left) = (reth.va, reth.dma_len);
+        }
+        if is_send && first {
+            let wqe = wqe.expect("checked above");
+            self.rq_ci = self.rq_ci.wrapping_add(1);
+            if mr::check(mrs, wqe.lkey, ctx.pd, wqe.addr, wqe.length, mr::access::LOCAL_WRITE).is_err() {
+                return fail(self, CqStatus::LocalProtection, aeth::NAK_REMOTE_OPERATIONAL);
+            }
+            (self.va, self.left) = (wqe.addr, wqe.length);
+        }
+        if is_send && len > self.left {
+            return fail(self, CqStatus::LocalLength, aeth::NAK_INVALID_REQUEST);
         }
         let addr = self.va;
         self.epsn = psn::add(self.epsn, 1);
@@ -134,11 +219,25 @@ impl RspState {
         self.in_msg = !last;
         self.va = self.va.wrapping_add(len as u64);
         self.left -= len;
+        self.count += len;
+        let mut completion = None;
         if last {
             self.msn = psn::add(self.msn, 1);
+            if !is_send && imm {
+                self.rq_ci = self.rq_ci.wrapping_add(1);
+            }
+            if is_send || imm {
+                completion = Some(RecvCompletion {
+                    wqe_index: self.rq_ci.wrapping_sub(1),
+                    status: CqStatus::Success,
+                    op: if is_send { CqOp::Recv } else { CqOp::RecvRdmaImm },
+                    byte_len: self.count,
+                    imm: imm.then(|| pkt.ext.iter().find_map(|e| if let Ext::ImmDt(v) = e { Some(*v) } else { None }).unwrap_or(0)),
+                });
+            }
         }
         let ack = answer(aeth::ACK, p, self.msn).filter(|_| pkt.bth.ack_req);
-        (Outcome::Placed { addr, len }, ack)
+        effect(Outcome::Placed { addr, len }, ack, completion)
     }
 }
 

@@ -8,6 +8,9 @@
 //! acknowledges that cover more than was sent. Sequence NAKs and RNR NAKs complete nothing
 //! (retransmission is not built yet). CQEs name the WQE by its send-queue index; the driver
 //! knows the rest. The reference is `rnic_spec::completer`.
+//!
+//! Receive completions come from the responder whole (index, byte count, immediate, status)
+//! and go into the QP's receive CQ; acknowledges go first when both wait.
 
 use crate::pack_word;
 use crate::ram_fifo::RamFifo;
@@ -34,6 +37,7 @@ const C_LOAD_CQ: u64 = 2;
 const C_DECIDE: u64 = 3;
 const C_CQE: u64 = 4;
 const C_STORE: u64 = 5;
+const C_R_LOAD: u64 = 6;
 
 crate::hdl_block! {
     pub struct Completer {
@@ -42,6 +46,7 @@ crate::hdl_block! {
         pub qp_commit_valid: Signal<In, Bit>,
         pub qp_commit: Signal<In, Bits<32>>,
         pub qp_send_cq: Signal<In, Bits<32>>,
+        pub qp_recv_cq: Signal<In, Bits<32>>,
         /// `cq.commit` with the staged ring.
         pub cq_commit_valid: Signal<In, Bit>,
         pub cq_commit: Signal<In, Bits<32>>,
@@ -56,6 +61,16 @@ crate::hdl_block! {
         pub ack_qp: Signal<In, Bits<QP_SLOT_BITS>>,
         pub ack_syndrome: Signal<In, Bits<8>>,
         pub ack_msn: Signal<In, Bits<24>>,
+        /// Receive completions from the responder.
+        pub rc_valid: Signal<In, Bit>,
+        pub rc_ready: Signal<Out, Bit>,
+        pub rc_qp: Signal<In, Bits<QP_SLOT_BITS>>,
+        pub rc_index: Signal<In, Bits<16>>,
+        pub rc_len: Signal<In, Bits<32>>,
+        pub rc_imm: Signal<In, Bits<32>>,
+        pub rc_op: Signal<In, Bits<8>>,
+        pub rc_status: Signal<In, Bits<8>>,
+        pub rc_flags: Signal<In, Bits<8>>,
         /// CQE writes (a `DmaWrite` command of 32 bytes and its one beat).
         pub wr_valid: Signal<Out, Bit>,
         pub wr_ready: Signal<In, Bit>,
@@ -74,6 +89,7 @@ crate::hdl_block! {
         sent_copy: RAM<Bits<16>, QP_SLOT_BITS>,
         done_ram: RAM<Bits<41>, QP_SLOT_BITS>,
         cq_of: RAM<Bits<CQ_SLOT_BITS>, QP_SLOT_BITS>,
+        rcq_of: RAM<Bits<CQ_SLOT_BITS>, QP_SLOT_BITS>,
         cq_ram: RAM<Bits<68>, CQ_SLOT_BITS>,
         pi_ram: RAM<Bits<16>, CQ_SLOT_BITS>,
         /// Sent events wait here for their read-modify-write of `sent_ram`.
@@ -94,6 +110,7 @@ crate::hdl_block! {
         c_decide: Constant<Bits<3>> = c::<3>(C_DECIDE),
         c_cqe: Constant<Bits<3>> = c::<3>(C_CQE),
         c_store: Constant<Bits<3>> = c::<3>(C_STORE),
+        c_r_load: Constant<Bits<3>> = c::<3>(C_R_LOAD),
         zero1: Constant<Bits<1>> = c::<1>(0),
         one1: Constant<Bits<1>> = c::<1>(1),
         zero5: Constant<Bits<5>> = c::<5>(0),
@@ -117,6 +134,12 @@ crate::hdl_block! {
         st_access: Constant<Bits<8>> = c::<8>(CqStatus::RemoteAccess as u64),
 
         state: DFF<Bits<3>>,
+        /// The CQE being written is a receive completion (fields below), not an acknowledge's.
+        is_recv: DFF<Bit>,
+        r_len: DFF<Bits<32>>,
+        r_imm: DFF<Bits<32>>,
+        r_op: DFF<Bits<8>>,
+        r_flags: DFF<Bits<8>>,
         ack_q: DFF<Bits<QP_SLOT_BITS>>,
         syn: DFF<Bits<8>>,
         msn: DFF<Bits<24>>,
@@ -157,7 +180,7 @@ impl Logic for Completer {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, sent_tail, s_busy, s_qp, state, ack_q, syn, msn, cqn, sent, d_idx, d_msn, broken, ring_base,
+            self, clock, sent_tail, s_busy, s_qp, state, is_recv, r_len, r_imm, r_op, r_flags, ack_q, syn, msn, cqn, sent, d_idx, d_msn, broken, ring_base,
             cq_mask, cq_log, pi, left, status, is_error, cmd_done, beat_done, n_acks, n_naks, n_cqes, n_unexpected
         );
         self.sent_ram.read_clock.next = self.clock.val();
@@ -168,6 +191,8 @@ impl Logic for Completer {
         self.done_ram.write_clock.next = self.clock.val();
         self.cq_of.read_clock.next = self.clock.val();
         self.cq_of.write_clock.next = self.clock.val();
+        self.rcq_of.read_clock.next = self.clock.val();
+        self.rcq_of.write_clock.next = self.clock.val();
         self.cq_ram.read_clock.next = self.clock.val();
         self.cq_ram.write_clock.next = self.clock.val();
         self.pi_ram.read_clock.next = self.clock.val();
@@ -180,6 +205,9 @@ impl Logic for Completer {
         self.cq_of.write_enable.next = self.commit_ok.val();
         self.cq_of.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
         self.cq_of.write_data.next = self.qp_send_cq.val().get_bits::<CQ_SLOT_BITS>(0);
+        self.rcq_of.write_enable.next = self.commit_ok.val();
+        self.rcq_of.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
+        self.rcq_of.write_data.next = self.qp_recv_cq.val().get_bits::<CQ_SLOT_BITS>(0);
         self.cq_word.base.next = self.cq_base.val();
         self.cq_word.log.next = self.cq_log_size.val().get_bits::<4>(0);
         self.cq_ram.write_enable.next = self.cq_commit_ok.val();
@@ -229,7 +257,7 @@ impl Logic for Completer {
         if self.broken.q.val() {
             self.done_back.broken.next = self.one1.val();
         }
-        self.done_ram.write_enable.next = self.commit_ok.val() | (self.state.q.val() == self.c_store.val());
+        self.done_ram.write_enable.next = self.commit_ok.val() | ((self.state.q.val() == self.c_store.val()) & !self.is_recv.q.val());
         self.done_ram.write_address.next = self.ack_q.q.val();
         self.done_ram.write_data.next = self.done_back.word.val();
         if self.commit_ok.val() {
@@ -248,6 +276,7 @@ impl Logic for Completer {
         self.done_ram.read_address.next = self.ack_q.q.val();
         self.cq_of.read_address.next = self.ack_q.q.val();
         self.sent_copy.read_address.next = self.ack_q.q.val();
+        self.rcq_of.read_address.next = self.rc_qp.val();
         if self.state.q.val() == self.c_idle.val() {
             self.done_ram.read_address.next = self.ack_qp.val();
             self.cq_of.read_address.next = self.ack_qp.val();
@@ -258,6 +287,10 @@ impl Logic for Completer {
         if self.state.q.val() == self.c_load.val() {
             self.cq_ram.read_address.next = self.cq_of.read_data.val();
             self.pi_ram.read_address.next = self.cq_of.read_data.val();
+        }
+        if self.state.q.val() == self.c_r_load.val() {
+            self.cq_ram.read_address.next = self.rcq_of.read_data.val();
+            self.pi_ram.read_address.next = self.rcq_of.read_data.val();
         }
 
         // The CQE: its ring slot, and its bytes.
@@ -275,11 +308,17 @@ impl Logic for Completer {
         self.cqe.wr_id.next = self.zero64.val();
         self.cqe.byte_len.next = self.zero32.val();
         self.cqe.imm.next = self.zero32.val();
+        self.cqe.op.next = self.zero8.val();
+        self.cqe.flags.next = self.zero8.val();
+        if self.is_recv.q.val() {
+            self.cqe.byte_len.next = self.r_len.q.val();
+            self.cqe.imm.next = self.r_imm.q.val();
+            self.cqe.op.next = self.r_op.q.val();
+            self.cqe.flags.next = self.r_flags.q.val();
+        }
         self.cqe.qpn.next = self.ack_q.q.val();
         self.cqe.qpn_hi.next = self.zero24.val();
-        self.cqe.op.next = self.zero8.val();
         self.cqe.status.next = self.status.q.val();
-        self.cqe.flags.next = self.zero8.val();
         self.cqe.pad0.next = self.zero8.val();
         self.cqe.wqe_index.next = self.d_idx.q.val();
         self.cqe.pad1.next = self.zero40.val();
@@ -288,6 +327,7 @@ impl Logic for Completer {
 
         // The FSM.
         self.ack_ready.next = self.state.q.val() == self.c_idle.val();
+        self.rc_ready.next = (self.state.q.val() == self.c_idle.val()) & !self.ack_valid.val();
         self.covered.next = self.msn.q.val() - self.d_msn.q.val();
         self.outstanding.next = self.sent.q.val() - self.d_idx.q.val();
         self.is_ack.next = self.syn.q.val().get_bits::<2>(5) == self.ack_class.val();
@@ -302,7 +342,27 @@ impl Logic for Completer {
             self.ack_q.d.next = self.ack_qp.val();
             self.syn.d.next = self.ack_syndrome.val();
             self.msn.d.next = self.ack_msn.val();
+            self.is_recv.d.next = false;
             self.state.d.next = self.c_load.val();
+        }
+        if (self.state.q.val() == self.c_idle.val()) & !self.ack_valid.val() & self.rc_valid.val() {
+            self.ack_q.d.next = self.rc_qp.val();
+            self.is_recv.d.next = true;
+            self.d_idx.d.next = self.rc_index.val();
+            self.status.d.next = self.rc_status.val();
+            self.r_len.d.next = self.rc_len.val();
+            self.r_imm.d.next = self.rc_imm.val();
+            self.r_op.d.next = self.rc_op.val();
+            self.r_flags.d.next = self.rc_flags.val();
+            self.left.d.next = self.one16.val();
+            self.is_error.d.next = false;
+            self.cmd_done.d.next = false;
+            self.beat_done.d.next = false;
+            self.state.d.next = self.c_r_load.val();
+        }
+        if self.state.q.val() == self.c_r_load.val() {
+            self.cqn.d.next = self.rcq_of.read_data.val();
+            self.state.d.next = self.c_load_cq.val();
         }
         if self.state.q.val() == self.c_load.val() {
             self.d_idx.d.next = self.done_ram.read_data.val().get_bits::<16>(0);
@@ -318,6 +378,9 @@ impl Logic for Completer {
             self.cq_mask.d.next = (self.one16.val() << self.cq_ram.read_data.val().get_bits::<4>(64)) - self.one16.val();
             self.pi.d.next = self.pi_ram.read_data.val();
             self.state.d.next = self.c_decide.val();
+            if self.is_recv.q.val() {
+                self.state.d.next = self.c_cqe.val();
+            }
         }
         if self.state.q.val() == self.c_decide.val() {
             self.state.d.next = self.c_idle.val();

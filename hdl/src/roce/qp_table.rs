@@ -10,18 +10,20 @@ use rust_hdl::prelude::*;
 /// Words of the `qp` block's staging registers (`QpContext::registers` order); the RTL takes
 /// them by position: 0 state, 1 dest_qpn, 2/3 dest MAC low/high, 4 flags, 5 vlan_tci,
 /// 6 traffic, 7 flow_label, 8 udp_sport, 9..=12 dest IP (most significant first), 13 pkey,
-/// 14 pmtu, 15 sq_psn, 16/17 sq_base low/high, 18 sq_log_size, 19 pd, 20 rq_psn, 21 send_cq.
-pub const QP_STAGE_WORDS: usize = 22;
+/// 14 pmtu, 15 sq_psn, 16/17 sq_base low/high, 18 sq_log_size, 19 pd, 20 rq_psn, 21 send_cq,
+/// 22/23 rq_base low/high, 24 rq_log_size, 25 recv_cq.
+pub const QP_STAGE_WORDS: usize = 26;
 /// Bits of a context word.
-pub const CTX_BITS: usize = 385;
+pub const CTX_BITS: usize = 461;
 
 pack_word! {
     /// A QP's context as its RAM holds it. The MAC, IP and ring base words sit side by side so
     /// each is one slice.
-    lsb_first QpCtxWord: 385 {
+    lsb_first QpCtxWord: 461 {
         state: 3, dest_qpn: 24, mac_lo: 32, mac_hi: 16, flags: 2, vlan_tci: 16, traffic: 16,
         flow_label: 20, udp_sport: 16, ip3: 32, ip2: 32, ip1: 32, ip0: 32, pkey: 16, pmtu: 4,
-        base_lo: 32, base_hi: 32, log_size: 4, pd: 16, send_cq: 8,
+        base_lo: 32, base_hi: 32, log_size: 4, pd: 16, send_cq: 8, rq_base_lo: 32, rq_base_hi: 32,
+        rq_log: 4, recv_cq: 8,
     }
 }
 
@@ -76,6 +78,10 @@ impl Logic for QpTable {
         self.ctx_word.log_size.next = self.qp_stage[18].val().get_bits::<4>(0);
         self.ctx_word.pd.next = self.qp_stage[19].val().get_bits::<16>(0);
         self.ctx_word.send_cq.next = self.qp_stage[21].val().get_bits::<8>(0);
+        self.ctx_word.rq_base_lo.next = self.qp_stage[22].val();
+        self.ctx_word.rq_base_hi.next = self.qp_stage[23].val();
+        self.ctx_word.rq_log.next = self.qp_stage[24].val().get_bits::<4>(0);
+        self.ctx_word.recv_cq.next = self.qp_stage[25].val().get_bits::<8>(0);
         self.ram.write_enable.next = self.commit_ok.val();
         self.ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
         self.ram.write_data.next = self.ctx_word.word.val();

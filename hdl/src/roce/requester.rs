@@ -746,6 +746,9 @@ mod tests {
             pd: 0,
             rq_psn: 0,
             send_cq: 0,
+            rq_base: 0,
+            rq_log_size: 0,
+            recv_cq: 0,
         };
         let names: Vec<&str> = ctx.registers().iter().map(|r| r.0).collect();
         assert_eq!(names, staged);

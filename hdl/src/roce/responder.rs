@@ -1,23 +1,30 @@
-//! The RC responder for RDMA WRITE: accepted request packets (after the receive commit point,
-//! so every byte here passed its ICRC) in; payload DMA writes and ACK / NAK descriptors out.
-//! The reference model is `rnic_spec::responder`.
+//! The RC responder for RDMA WRITE and SEND: accepted request packets (after the receive commit
+//! point, so every byte here passed its ICRC) in; payload DMA writes, ACK / NAK descriptors and
+//! receive completions out. The reference model is `rnic_spec::responder`.
 //!
 //! ```text
-//!  record ─► load QP context + responder state ─► checks, in order ─┬─► MrTable (FIRST/ONLY)
+//!  record ─► load QP context + responder state ─► checks, in order ─┬─► MrTable (WRITE FIRST/ONLY)
+//!                 SEND FIRST/ONLY: receive WQE read (DMA) ─► MrTable ┤
 //!                                                                    ├─► DMA write of the payload
 //!                                                                    └─► drain (dropped / refused)
-//!  ─► ACK (AckReq, after the message's writes are acknowledged by the host) or NAK ─► store
+//!  ─► receive completion (to the completer) ─► ACK (AckReq, after the message's writes are
+//!     acknowledged by the host) or NAK ─► store
 //! ```
 //!
-//! Checks, first failing wins (IBTA Vol 1 §9.7.5): the QP must exist and be in RTR or RTS
-//! (else the packet is dropped silently, C9-…); ACKs and the opcodes this responder does not
+//! Checks, first failing wins (IBTA Vol 1 §9.7.5): the QP must exist, be in RTR or RTS and not
+//! in error (else the packet is dropped silently); ACKs and the opcodes this responder does not
 //! serve yet are set aside; a PSN behind the expected one is a duplicate (not written again,
 //! re-acknowledged if it asks); a PSN ahead is a sequence error (NAK, once until the expected
-//! PSN arrives); FIRST/MIDDLE/LAST out of order, or payload lengths that do not fit the path
-//! MTU and the RETH length, are invalid requests (NAK); on FIRST/ONLY the rkey must allow
-//! REMOTE_WRITE of the whole RETH range in the QP's PD (else NAK remote access error). A
-//! refused packet writes nothing. The ACK of a message goes out only after the host has
-//! acknowledged every write of it, so a requester never sees an ACK for data not in memory.
+//! PSN arrives); FIRST/MIDDLE/LAST out of order or of the other operation is an invalid request
+//! (NAK); a SEND FIRST/ONLY or WRITE-with-immediate LAST/ONLY without a posted receive WQE gets
+//! an RNR NAK; payload lengths that do not fit the path MTU and the RETH length are invalid
+//! requests; on WRITE FIRST/ONLY the rkey must allow REMOTE_WRITE of the whole RETH range in the
+//! QP's PD (else NAK remote access error). A SEND reads its receive WQE from the ring in host
+//! memory on FIRST/ONLY (the receive path waits for that read: no prefetch yet), checks the
+//! lkey for LOCAL_WRITE of the whole buffer (else NAK remote operational error) and that every
+//! packet fits (else NAK invalid request); both complete the WQE in error and put the QP in
+//! error. A refused packet writes nothing. The ACK of a message goes out only after the host
+//! has acknowledged every write of it, so a requester never sees an ACK for data not in memory.
 
 use crate::pack_word;
 use crate::roce::qp_table::{ctx_at, QpTable, CTX_BITS, QP_STAGE_WORDS};
@@ -25,13 +32,26 @@ use crate::roce::tx_header::LEN_BITS;
 use crate::stream::c;
 use rnic_spec::mr::access;
 use rnic_spec::regs::{qp_state, QP_SLOT_BITS};
-use rnic_spec::responder::{aeth, OP_WRITE_FIRST, OP_WRITE_LAST, OP_WRITE_LAST_IMM, OP_WRITE_ONLY, OP_WRITE_ONLY_IMM};
+use rnic_spec::desc::{cqe_flags, CqOp, CqStatus, RECV_WQE_LEN};
+use rnic_spec::responder::{aeth, OP_SEND_ONLY_IMM, OP_WRITE_FIRST, OP_WRITE_ONLY_IMM};
 use rnic_spec::wire::rx::record_field;
 use rust_hdl::prelude::*;
 
 pack_word! {
     /// The responder's state of a QP as its RAM holds it.
-    lsb_first RspStateWord: 146 { epsn: 24, msn: 24, in_msg: 1, nak_sent: 1, va: 64, left: 32 }
+    lsb_first RspStateWord: 196 {
+        epsn: 24, msn: 24, in_msg: 1, nak_sent: 1, va: 64, left: 32, send: 1, count: 32, rq_ci: 16,
+        error: 1,
+    }
+}
+pack_word! { lsb_first RqOffset: 64 { zero: 5, index: 16 } }
+pack_word! {
+    /// A QP's receive ring, as the prefetcher keeps it (set by `qp.commit`).
+    lsb_first RingWord: 68 { base_lo: 32, base_hi: 32, log: 4 }
+}
+pack_word! {
+    /// A prefetched receive WQE: the buffer, and whether its read failed.
+    lsb_first CachedWqe: 129 { addr: 64, len: 32, lkey: 32, error: 1 }
 }
 pack_word! {
     /// A queued ACK / NAK: the answer, the QP's path, and how many payload writes had been
@@ -49,6 +69,12 @@ fn ack_at(name: &str, plus: u64) -> Constant<Bits<9>> {
 pack_word! { lsb_first Len32: 32 { len: 13 } }
 pack_word! { lsb_first Len16: 16 { len: 13 } }
 
+/// Bit offset of a state word field (the word is narrower than 256 bits: 8-bit indexes).
+fn st_at(name: &str) -> Constant<Bits<8>> {
+    let i = RspStateWord::FIELDS.iter().position(|f| f.0 == name).unwrap_or_else(|| panic!("field {name}"));
+    c::<8>(RspStateWord::FIELDS[..i].iter().map(|f| f.1 as u64).sum())
+}
+
 fn rec_at(name: &str) -> Constant<Bits<9>> {
     let (_, at, _) = record_field(name).unwrap_or_else(|| panic!("record field {name}"));
     c::<9>(at as u64)
@@ -62,6 +88,10 @@ const P_WRITE: u64 = 5;
 const P_ACK: u64 = 8;
 const P_DRAIN: u64 = 9;
 const P_CPL: u64 = 10;
+const P_RQ_WAIT: u64 = 11;
+const P_RQ_DATA: u64 = 12;
+const P_RQ_MR: u64 = 13;
+const P_RC: u64 = 14;
 
 crate::hdl_block! {
     pub struct Responder {
@@ -70,6 +100,9 @@ crate::hdl_block! {
         pub qp_stage: [Signal<In, Bits<32>>; QP_STAGE_WORDS],
         pub qp_commit_valid: Signal<In, Bit>,
         pub qp_commit: Signal<In, Bits<32>>,
+        /// `doorbell.rq`: a QP's new receive queue producer index.
+        pub rq_doorbell_valid: Signal<In, Bit>,
+        pub rq_doorbell: Signal<In, Bits<32>>,
         /// Accepted packets from the receive pipeline: record (word 0) and payload.
         pub rec_valid: Signal<In, Bit>,
         pub rec_ready: Signal<Out, Bit>,
@@ -78,7 +111,7 @@ crate::hdl_block! {
         pub pl_ready: Signal<Out, Bit>,
         pub pl_data: Signal<In, Bits<512>>,
         pub pl_last: Signal<In, Bit>,
-        /// Remote key check (an `MrTable` check port).
+        /// Key checks (an `MrTable` check port): the rkey of a WRITE, the lkey of a receive WQE.
         pub mr_valid: Signal<Out, Bit>,
         pub mr_key: Signal<Out, Bits<32>>,
         pub mr_pd: Signal<Out, Bits<16>>,
@@ -87,6 +120,16 @@ crate::hdl_block! {
         pub mr_need: Signal<Out, Bits<4>>,
         pub mr_res_valid: Signal<In, Bit>,
         pub mr_res_error: Signal<In, Bits<3>>,
+        /// Receive WQE prefetch reads (`DmaRead` commands of one 32-byte entry: one beat back
+        /// each, in command order).
+        pub rd_valid: Signal<Out, Bit>,
+        pub rd_ready: Signal<In, Bit>,
+        pub rd_addr: Signal<Out, Bits<64>>,
+        pub rd_len: Signal<Out, Bits<16>>,
+        pub rdd_valid: Signal<In, Bit>,
+        pub rdd_ready: Signal<Out, Bit>,
+        pub rdd_data: Signal<In, Bits<512>>,
+        pub rdd_error: Signal<In, Bit>,
         /// Payload writes (a `DmaWrite`).
         pub wr_valid: Signal<Out, Bit>,
         pub wr_ready: Signal<In, Bit>,
@@ -120,8 +163,19 @@ crate::hdl_block! {
         pub cpl_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
         pub cpl_syndrome: Signal<Out, Bits<8>>,
         pub cpl_msn: Signal<Out, Bits<24>>,
+        /// Receive completions (a CQE's fields), to the completer.
+        pub rc_valid: Signal<Out, Bit>,
+        pub rc_ready: Signal<In, Bit>,
+        pub rc_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
+        pub rc_index: Signal<Out, Bits<16>>,
+        pub rc_len: Signal<Out, Bits<32>>,
+        pub rc_imm: Signal<Out, Bits<32>>,
+        pub rc_op: Signal<Out, Bits<8>>,
+        pub rc_status: Signal<Out, Bits<8>>,
+        pub rc_flags: Signal<Out, Bits<8>>,
         /// Counters: packets placed, ACKs, NAKs (sequence, invalid request, remote access),
-        /// duplicates, packets for no usable QP, packets set aside (ACKs, opcodes not served).
+        /// duplicates, packets for no usable QP, packets set aside (ACKs, opcodes not served),
+        /// RNR NAKs, remote operational NAKs, receive WQEs completed.
         pub placed: Signal<Out, Bits<32>>,
         pub acks: Signal<Out, Bits<32>>,
         pub naks_seq: Signal<Out, Bits<32>>,
@@ -130,11 +184,74 @@ crate::hdl_block! {
         pub duplicates: Signal<Out, Bits<32>>,
         pub bad_qp: Signal<Out, Bits<32>>,
         pub set_aside: Signal<Out, Bits<32>>,
+        pub naks_rnr: Signal<Out, Bits<32>>,
+        pub naks_operational: Signal<Out, Bits<32>>,
+        pub receives: Signal<Out, Bits<32>>,
 
         ctx_table: QpTable,
-        st_ram: RAM<Bits<146>, QP_SLOT_BITS>,
+        st_ram: RAM<Bits<196>, QP_SLOT_BITS>,
+        /// Receive queue producer indexes, written by `doorbell.rq` (a copy for the FSM and
+        /// one for the prefetcher: a RAM has one read port).
+        rq_pi_ram: RAM<Bits<16>, QP_SLOT_BITS>,
+        pf_pi_ram: RAM<Bits<16>, QP_SLOT_BITS>,
+        /// Prefetcher, per QP: the next receive WQE index to fetch (two copies), the ring,
+        /// and the one WQE fetched ahead; `cached` / `fetching` bits per QP.
+        pf_fi_ram: RAM<Bits<16>, QP_SLOT_BITS>,
+        fi_ram: RAM<Bits<16>, QP_SLOT_BITS>,
+        ring_ram: RAM<Bits<68>, QP_SLOT_BITS>,
+        wqe_ram: RAM<Bits<129>, QP_SLOT_BITS>,
+        ring_word: RingWord,
+        cached_word: CachedWqe,
+        cached: DFF<Bits<256>>,
+        fetching: DFF<Bits<256>>,
+        one256: Constant<Bits<256>> = c::<256>(1),
+        zero256: Constant<Bits<256>> = c::<256>(0),
+        /// QPs to look at (a doorbell came, or their fetched WQE was taken), and the QP of
+        /// each read in flight.
+        pf_look: crate::ram_fifo::RamFifo<6, 5, QP_SLOT_BITS, 1, 1>,
+        pf_look_tail: DFF<Bits<6>>,
+        pf_flight: crate::ram_fifo::RamFifo<6, 5, QP_SLOT_BITS, 1, 1>,
+        pf_flight_tail: DFF<Bits<6>>,
+        one6: Constant<Bits<6>> = c::<6>(1),
+        depth6: Constant<Bits<6>> = c::<6>(32),
+        /// Look requests waiting for the queue: a doorbell's, a consumed WQE's.
+        pend_db: DFF<Bit>,
+        pend_db_qp: DFF<Bits<QP_SLOT_BITS>>,
+        pend_take: DFF<Bit>,
+        pend_take_qp: DFF<Bits<QP_SLOT_BITS>>,
+        /// The FSM asked the prefetcher to look at the packet's QP.
+        kicked: DFF<Bit>,
+        e_state: DFF<Bits<2>>,
+        e_qp: DFF<Bits<QP_SLOT_BITS>>,
+        e_fi: DFF<Bits<16>>,
+        e_base: DFF<Bits<64>>,
+        e_mask: DFF<Bits<16>>,
+        e_idle: Constant<Bits<2>> = c::<2>(0),
+        e_look: Constant<Bits<2>> = c::<2>(1),
+        e_cmd: Constant<Bits<2>> = c::<2>(2),
+        pf_push: Signal<Local, Bit>,
+        pf_push_qp: Signal<Local, Bits<QP_SLOT_BITS>>,
+        pf_issue: Signal<Local, Bit>,
+        pf_fill: Signal<Local, Bit>,
+        set_cached: Signal<Local, Bits<256>>,
+        clear_cached: Signal<Local, Bits<256>>,
+        set_fetching: Signal<Local, Bits<256>>,
+        clear_fetching: Signal<Local, Bits<256>>,
+        commit_mask: Signal<Local, Bits<256>>,
+        e_wanted: Signal<Local, Bit>,
+        /// The bit vectors shifted down to a QP (bit 0 is its bit).
+        e_cached_at: Signal<Local, Bits<256>>,
+        e_fetching_at: Signal<Local, Bits<256>>,
+        r_cached_at: Signal<Local, Bits<256>>,
+        r_fetching_at: Signal<Local, Bits<256>>,
+        is_cached: Signal<Local, Bit>,
+        is_fetching: Signal<Local, Bit>,
+        k_fi: Signal<Local, Bits<16>>,
+        rq_avail: Signal<Local, Bit>,
+        take_wqe: Signal<Local, Bit>,
         st_commit: RspStateWord,
         st_back: RspStateWord,
+        rq_off: RqOffset,
         len64: Len64,
         ack_word: AckWord,
         acks_q: crate::ram_fifo::RamFifo<5, 4, 358, 1, 1>,
@@ -159,6 +276,16 @@ crate::hdl_block! {
         a_ip: Constant<Bits<9>> = ack_at("ip", 0),
         a_pkey: Constant<Bits<9>> = ack_at("pkey", 0),
         a_wseq: Constant<Bits<9>> = ack_at("wseq", 0),
+        s_epsn: Constant<Bits<8>> = st_at("epsn"),
+        s_msn: Constant<Bits<8>> = st_at("msn"),
+        s_in_msg: Constant<Bits<8>> = st_at("in_msg"),
+        s_nak_sent: Constant<Bits<8>> = st_at("nak_sent"),
+        s_va: Constant<Bits<8>> = st_at("va"),
+        s_left: Constant<Bits<8>> = st_at("left"),
+        s_send: Constant<Bits<8>> = st_at("send"),
+        s_count: Constant<Bits<8>> = st_at("count"),
+        s_rq_ci: Constant<Bits<8>> = st_at("rq_ci"),
+        s_error: Constant<Bits<8>> = st_at("error"),
         len32: Len32,
         len16: Len16,
 
@@ -169,22 +296,43 @@ crate::hdl_block! {
         p_ack: Constant<Bits<4>> = c::<4>(P_ACK),
         p_drain: Constant<Bits<4>> = c::<4>(P_DRAIN),
         p_cpl: Constant<Bits<4>> = c::<4>(P_CPL),
+        p_rq_wait: Constant<Bits<4>> = c::<4>(P_RQ_WAIT),
+        p_rq_data: Constant<Bits<4>> = c::<4>(P_RQ_DATA),
+        p_rq_mr: Constant<Bits<4>> = c::<4>(P_RQ_MR),
+        p_rc: Constant<Bits<4>> = c::<4>(P_RC),
         op_ack: Constant<Bits<8>> = c::<8>(rnic_spec::responder::OP_ACK as u64),
         r_syn_at: Constant<Bits<9>> = rec_at("aeth_syndrome"),
         r_msn_at: Constant<Bits<9>> = rec_at("aeth_msn"),
         rtr: Constant<Bits<3>> = c::<3>(qp_state::RTR as u64),
         rts: Constant<Bits<3>> = c::<3>(qp_state::RTS as u64),
-        op_first: Constant<Bits<8>> = c::<8>(OP_WRITE_FIRST as u64),
-        op_last: Constant<Bits<8>> = c::<8>(OP_WRITE_LAST as u64),
-        op_last_imm: Constant<Bits<8>> = c::<8>(OP_WRITE_LAST_IMM as u64),
-        op_only: Constant<Bits<8>> = c::<8>(OP_WRITE_ONLY as u64),
-        op_only_imm: Constant<Bits<8>> = c::<8>(OP_WRITE_ONLY_IMM as u64),
+        op_send_only_imm: Constant<Bits<8>> = c::<8>(OP_SEND_ONLY_IMM as u64),
+        op_write_first: Constant<Bits<8>> = c::<8>(OP_WRITE_FIRST as u64),
+        op_write_only_imm: Constant<Bits<8>> = c::<8>(OP_WRITE_ONLY_IMM as u64),
+        // Positions from an operation's base: FIRST 0, MIDDLE 1, LAST 2, LAST_IMM 3, ONLY 4,
+        // ONLY_IMM 5.
+        k_first: Constant<Bits<8>> = c::<8>(0),
+        k_last: Constant<Bits<8>> = c::<8>(2),
+        k_last_imm: Constant<Bits<8>> = c::<8>(3),
+        k_only: Constant<Bits<8>> = c::<8>(4),
+        k_only_imm: Constant<Bits<8>> = c::<8>(5),
         syn_ack: Constant<Bits<8>> = c::<8>(aeth::ACK as u64),
+        syn_rnr: Constant<Bits<8>> = c::<8>(aeth::RNR_NAK as u64),
         syn_seq: Constant<Bits<8>> = c::<8>(aeth::NAK_PSN_SEQUENCE as u64),
         syn_invalid: Constant<Bits<8>> = c::<8>(aeth::NAK_INVALID_REQUEST as u64),
         syn_access: Constant<Bits<8>> = c::<8>(aeth::NAK_REMOTE_ACCESS as u64),
+        syn_operational: Constant<Bits<8>> = c::<8>(aeth::NAK_REMOTE_OPERATIONAL as u64),
         need_write: Constant<Bits<4>> = c::<4>(access::REMOTE_WRITE as u64),
+        need_local_write: Constant<Bits<4>> = c::<4>(access::LOCAL_WRITE as u64),
+        st_ok: Constant<Bits<8>> = c::<8>(CqStatus::Success as u64),
+        st_length: Constant<Bits<8>> = c::<8>(CqStatus::LocalLength as u64),
+        st_protection: Constant<Bits<8>> = c::<8>(CqStatus::LocalProtection as u64),
+        cq_recv: Constant<Bits<8>> = c::<8>(CqOp::Recv as u64),
+        cq_recv_imm: Constant<Bits<8>> = c::<8>(CqOp::RecvRdmaImm as u64),
+        flag_imm: Constant<Bits<8>> = c::<8>(cqe_flags::IMM as u64),
+        wqe_len: Constant<Bits<16>> = c::<16>(RECV_WQE_LEN as u64),
         zero3: Constant<Bits<3>> = c::<3>(0),
+        zero5: Constant<Bits<5>> = c::<5>(0),
+        zero8: Constant<Bits<8>> = c::<8>(0),
         zero13: Constant<Bits<LEN_BITS>> = c::<LEN_BITS>(0),
         zero16: Constant<Bits<16>> = c::<16>(0),
         zero24: Constant<Bits<24>> = c::<24>(0),
@@ -204,6 +352,7 @@ crate::hdl_block! {
         r_va_at: Constant<Bits<9>> = rec_at("va"),
         r_rkey_at: Constant<Bits<9>> = rec_at("rkey"),
         r_dma_len_at: Constant<Bits<9>> = rec_at("dma_len"),
+        r_imm_at: Constant<Bits<9>> = rec_at("imm"),
         o_state: Constant<Bits<9>> = ctx_at("state"),
         o_dest_qpn: Constant<Bits<9>> = ctx_at("dest_qpn"),
         o_mac: Constant<Bits<9>> = ctx_at("mac_lo"),
@@ -216,6 +365,10 @@ crate::hdl_block! {
         o_pkey: Constant<Bits<9>> = ctx_at("pkey"),
         o_pmtu: Constant<Bits<9>> = ctx_at("pmtu"),
         o_pd: Constant<Bits<9>> = ctx_at("pd"),
+        /// Receive WQE fields (`rnic_spec::desc::RecvWqe`), in bits.
+        w_addr_at: Constant<Bits<9>> = c::<9>(64),
+        w_len_at: Constant<Bits<9>> = c::<9>(128),
+        w_lkey_at: Constant<Bits<9>> = c::<9>(160),
 
         state: DFF<Bits<4>>,
         // The packet.
@@ -228,8 +381,12 @@ crate::hdl_block! {
         r_va: DFF<Bits<64>>,
         r_rkey: DFF<Bits<32>>,
         r_dma_len: DFF<Bits<32>>,
+        r_imm: DFF<Bits<32>>,
         r_syn: DFF<Bits<8>>,
         r_msn: DFF<Bits<24>>,
+        /// A receive doorbell for the record's QP came as the record was taken.
+        db_hit: DFF<Bit>,
+        db_val: DFF<Bits<16>>,
         // The QP.
         c_dest_qpn: DFF<Bits<24>>,
         c_mac: DFF<Bits<48>>,
@@ -240,17 +397,34 @@ crate::hdl_block! {
         c_udp_sport: DFF<Bits<16>>,
         c_ip: DFF<Bits<128>>,
         c_pkey: DFF<Bits<16>>,
+        c_pd: DFF<Bits<16>>,
         epsn: DFF<Bits<24>>,
         msn: DFF<Bits<24>>,
         in_msg: DFF<Bit>,
+        in_send: DFF<Bit>,
         nak_sent: DFF<Bit>,
         w_va: DFF<Bits<64>>,
         w_left: DFF<Bits<32>>,
+        count: DFF<Bits<32>>,
+        rq_ci: DFF<Bits<16>>,
+        qp_error: DFF<Bit>,
+        // The receive WQE being read.
+        q_addr: DFF<Bits<64>>,
+        q_len: DFF<Bits<32>>,
+        q_lkey: DFF<Bits<32>>,
+        q_error: DFF<Bit>,
         // What to answer, and the write in progress.
         resp: DFF<Bit>,
         resp_syn: DFF<Bits<8>>,
         resp_psn: DFF<Bits<24>>,
         cmd_done: DFF<Bit>,
+        // The receive completion to hand over.
+        rc_pend: DFF<Bit>,
+        rc_q_index: DFF<Bits<16>>,
+        rc_q_len: DFF<Bits<32>>,
+        rc_q_op: DFF<Bits<8>>,
+        rc_q_status: DFF<Bits<8>>,
+        rc_q_imm: DFF<Bit>,
         /// The QP state in the registers is newer than its RAM word (written back when idle),
         /// and the packet being checked is for that same QP (use the registers).
         dirty: DFF<Bit>,
@@ -266,13 +440,23 @@ crate::hdl_block! {
         n_duplicates: DFF<Bits<32>>,
         n_bad_qp: DFF<Bits<32>>,
         n_set_aside: DFF<Bits<32>>,
+        n_naks_rnr: DFF<Bits<32>>,
+        n_naks_operational: DFF<Bits<32>>,
+        n_receives: DFF<Bits<32>>,
 
         commit_ok: Signal<Local, Bit>,
+        db_ok: Signal<Local, Bit>,
         qp_word: Signal<Local, Bits<CTX_BITS>>,
-        st: Signal<Local, Bits<146>>,
+        st: Signal<Local, Bits<196>>,
         is_write: Signal<Local, Bit>,
+        is_send: Signal<Local, Bit>,
+        k_op: Signal<Local, Bits<8>>,
         first: Signal<Local, Bit>,
         last: Signal<Local, Bit>,
+        imm: Signal<Local, Bit>,
+        needs_wqe: Signal<Local, Bit>,
+        order_bad: Signal<Local, Bit>,
+        fits: Signal<Local, Bit>,
         diff: Signal<Local, Bits<24>>,
         pmtu: Signal<Local, Bits<32>>,
         len: Signal<Local, Bits<32>>,
@@ -285,22 +469,30 @@ crate::hdl_block! {
         fail_seq: Signal<Local, Bit>,
         in_seq: Signal<Local, Bit>,
         fail_order: Signal<Local, Bit>,
+        fail_rnr: Signal<Local, Bit>,
         fail_len: Signal<Local, Bit>,
+        fail_fit: Signal<Local, Bit>,
         pass_all: Signal<Local, Bit>,
         wr_inc: Signal<Local, Bit>,
         rec_qp: Signal<Local, Bits<QP_SLOT_BITS>>,
         write_back: Signal<Local, Bit>,
         ack_out: Signal<Local, Bits<358>>,
         ack_push: Signal<Local, Bit>,
+        after_packet: Signal<Local, Bits<4>>,
         k_state: Signal<Local, Bits<3>>,
         k_pmtu: Signal<Local, Bits<4>>,
         k_pd: Signal<Local, Bits<16>>,
         k_epsn: Signal<Local, Bits<24>>,
         k_msn: Signal<Local, Bits<24>>,
         k_in_msg: Signal<Local, Bit>,
+        k_send: Signal<Local, Bit>,
         k_nak_sent: Signal<Local, Bit>,
         k_va: Signal<Local, Bits<64>>,
         k_left: Signal<Local, Bits<32>>,
+        k_count: Signal<Local, Bits<32>>,
+        k_rq_ci: Signal<Local, Bits<16>>,
+        k_error: Signal<Local, Bit>,
+        k_rq_pi: Signal<Local, Bits<16>>,
         beat_last: Signal<Local, Bit>,
     }
 }
@@ -309,17 +501,34 @@ impl Logic for Responder {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, acks_tail, state, r_opcode, r_ack_req, r_qp_ok, r_qp, r_psn, r_len, r_va, r_rkey, r_dma_len, r_syn, r_msn,
-            c_dest_qpn, c_mac, c_flags, c_vlan_tci, c_traffic, c_flow_label, c_udp_sport, c_ip, c_pkey,
-            epsn, msn, in_msg, nak_sent, w_va, w_left, resp, resp_syn, resp_psn, cmd_done, dirty, fwd, issued_seq, done_seq, n_placed, n_acks,
-            n_naks_seq, n_naks_invalid, n_naks_access, n_duplicates, n_bad_qp, n_set_aside
+            self, clock, acks_tail, state, r_opcode, r_ack_req, r_qp_ok, r_qp, r_psn, r_len, r_va, r_rkey, r_dma_len, r_imm, r_syn,
+            r_msn, db_hit, db_val, c_dest_qpn, c_mac, c_flags, c_vlan_tci, c_traffic, c_flow_label, c_udp_sport, c_ip, c_pkey,
+            c_pd, epsn, msn, in_msg, in_send, nak_sent, w_va, w_left, count, rq_ci, qp_error, q_addr,
+            q_len, q_lkey, q_error, resp, resp_syn, resp_psn, cmd_done, rc_pend, rc_q_index, rc_q_len, rc_q_op, rc_q_status,
+            rc_q_imm, cached, fetching, pf_look_tail, pf_flight_tail, pend_db, pend_db_qp, pend_take, pend_take_qp, kicked,
+            e_state, e_qp, e_fi, e_base, e_mask, dirty, fwd, issued_seq, done_seq, n_placed, n_acks, n_naks_seq, n_naks_invalid, n_naks_access,
+            n_duplicates, n_bad_qp, n_set_aside, n_naks_rnr, n_naks_operational, n_receives
         );
         self.ctx_table.clock.next = self.clock.val();
         self.st_ram.read_clock.next = self.clock.val();
         self.st_ram.write_clock.next = self.clock.val();
+        self.rq_pi_ram.read_clock.next = self.clock.val();
+        self.rq_pi_ram.write_clock.next = self.clock.val();
+        self.pf_pi_ram.read_clock.next = self.clock.val();
+        self.pf_pi_ram.write_clock.next = self.clock.val();
+        self.pf_fi_ram.read_clock.next = self.clock.val();
+        self.pf_fi_ram.write_clock.next = self.clock.val();
+        self.fi_ram.read_clock.next = self.clock.val();
+        self.fi_ram.write_clock.next = self.clock.val();
+        self.ring_ram.read_clock.next = self.clock.val();
+        self.ring_ram.write_clock.next = self.clock.val();
+        self.wqe_ram.read_clock.next = self.clock.val();
+        self.wqe_ram.write_clock.next = self.clock.val();
+        self.pf_look.clock.next = self.clock.val();
+        self.pf_flight.clock.next = self.clock.val();
 
         // Commits: this engine's copy of the QP context, and its state reset to the staged
-        // receive PSN.
+        // receive PSN with an empty receive queue.
         for i in 0..QP_STAGE_WORDS {
             self.ctx_table.qp_stage[i].next = self.qp_stage[i].val();
         }
@@ -332,6 +541,10 @@ impl Logic for Responder {
         self.st_commit.nak_sent.next = self.zero1.val();
         self.st_commit.va.next = self.zero64.val();
         self.st_commit.left.next = self.zero32.val();
+        self.st_commit.send.next = self.zero1.val();
+        self.st_commit.count.next = self.zero32.val();
+        self.st_commit.rq_ci.next = self.zero16.val();
+        self.st_commit.error.next = self.zero1.val();
         self.st_back.epsn.next = self.epsn.q.val();
         self.st_back.msn.next = self.msn.q.val();
         self.st_back.in_msg.next = self.zero1.val();
@@ -344,6 +557,16 @@ impl Logic for Responder {
         }
         self.st_back.va.next = self.w_va.q.val();
         self.st_back.left.next = self.w_left.q.val();
+        self.st_back.send.next = self.zero1.val();
+        if self.in_send.q.val() {
+            self.st_back.send.next = self.one1.val();
+        }
+        self.st_back.count.next = self.count.q.val();
+        self.st_back.rq_ci.next = self.rq_ci.q.val();
+        self.st_back.error.next = self.zero1.val();
+        if self.qp_error.q.val() {
+            self.st_back.error.next = self.one1.val();
+        }
         // The finished packet's QP state goes back to its RAM word in the next idle cycle (a
         // commit in that cycle goes first; the state waits, and no record is taken).
         self.write_back.next = (self.state.q.val() == self.p_idle.val()) & self.dirty.q.val() & !self.qp_commit_valid.val();
@@ -357,6 +580,160 @@ impl Logic for Responder {
             self.st_ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
             self.st_ram.write_data.next = self.st_commit.word.val();
         }
+        // Receive doorbells (a commit empties the queue; BAR writes come one at a time).
+        self.db_ok.next = self.rq_doorbell_valid.val() & (self.rq_doorbell.val().get_bits::<8>(24) == self.zero8.val());
+        self.rq_pi_ram.write_enable.next = self.commit_ok.val() | self.db_ok.val();
+        self.rq_pi_ram.write_address.next = self.rq_doorbell.val().get_bits::<QP_SLOT_BITS>(16);
+        self.rq_pi_ram.write_data.next = self.rq_doorbell.val().get_bits::<16>(0);
+        if self.commit_ok.val() {
+            self.rq_pi_ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
+            self.rq_pi_ram.write_data.next = self.zero16.val();
+        }
+        self.pf_pi_ram.write_enable.next = self.rq_pi_ram.write_enable.val();
+        self.pf_pi_ram.write_address.next = self.rq_pi_ram.write_address.val();
+        self.pf_pi_ram.write_data.next = self.rq_pi_ram.write_data.val();
+
+        // The receive WQE prefetcher: it keeps one WQE per QP fetched ahead, so a SEND
+        // usually finds its buffer on the card. A QP is looked at when a doorbell comes and
+        // when its fetched WQE is taken (and when the FSM waits for it); a look that finds no
+        // WQE fetched or being fetched, and one posted, reads the next one from the ring.
+        self.ring_word.base_lo.next = self.qp_stage[22].val();
+        self.ring_word.base_hi.next = self.qp_stage[23].val();
+        self.ring_word.log.next = self.qp_stage[24].val().get_bits::<4>(0);
+        self.ring_ram.write_enable.next = self.commit_ok.val();
+        self.ring_ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
+        self.ring_ram.write_data.next = self.ring_word.word.val();
+        self.commit_mask.next = self.zero256.val();
+        if self.commit_ok.val() {
+            self.commit_mask.next = self.one256.val() << self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
+        }
+        // Look requests: a doorbell's first, then a taken WQE's, then the FSM's kick.
+        if self.db_ok.val() {
+            self.pend_db.d.next = true;
+            self.pend_db_qp.d.next = self.rq_doorbell.val().get_bits::<QP_SLOT_BITS>(16);
+        }
+        self.pf_push.next = self.pend_db.q.val() | self.pend_take.q.val() | ((self.state.q.val() == self.p_rq_wait.val()) & !self.kicked.q.val());
+        self.pf_push_qp.next = self.r_qp.q.val();
+        if self.pend_take.q.val() {
+            self.pf_push_qp.next = self.pend_take_qp.q.val();
+        }
+        if self.pend_db.q.val() {
+            self.pf_push_qp.next = self.pend_db_qp.q.val();
+        }
+        // (A full queue loses the request: the FSM's kick looks again when it waits.)
+        self.pf_look.wr_en.next = self.pf_push.val() & ((self.pf_look_tail.q.val() - self.pf_look.head.val()) != self.depth6.val());
+        self.pf_look.wr_addr.next = self.pf_look_tail.q.val().get_bits::<5>(0);
+        self.pf_look.wr_a.next = self.pf_push_qp.val();
+        self.pf_look.wr_b.next = self.zero1.val();
+        self.pf_look.wr_c.next = self.zero1.val();
+        self.pf_look.tail.next = self.pf_look_tail.q.val();
+        if self.pf_look.wr_en.val() {
+            self.pf_look_tail.d.next = self.pf_look_tail.q.val() + self.one6.val();
+        }
+        if self.pend_db.q.val() & !self.db_ok.val() {
+            self.pend_db.d.next = false;
+        }
+        if !self.pend_db.q.val() & self.pend_take.q.val() {
+            self.pend_take.d.next = false;
+        }
+        if (self.state.q.val() == self.p_rq_wait.val())
+            & !self.pend_db.q.val()
+            & !self.pend_take.q.val()
+            & ((self.pf_look_tail.q.val() - self.pf_look.head.val()) != self.depth6.val())
+        {
+            self.kicked.d.next = true;
+        }
+        // The look: the QP's producer index, next fetch index and ring, read as it is taken.
+        self.pf_look.out_ready.next = self.e_state.q.val() == self.e_idle.val();
+        self.pf_pi_ram.read_address.next = self.pf_look.out_a.val();
+        self.pf_fi_ram.read_address.next = self.pf_look.out_a.val();
+        self.ring_ram.read_address.next = self.pf_look.out_a.val();
+        if (self.e_state.q.val() == self.e_idle.val()) & self.pf_look.out_valid.val() {
+            self.e_qp.d.next = self.pf_look.out_a.val();
+            self.e_state.d.next = self.e_look.val();
+        }
+        self.e_cached_at.next = self.cached.q.val() >> self.e_qp.q.val();
+        self.e_fetching_at.next = self.fetching.q.val() >> self.e_qp.q.val();
+        self.e_wanted.next = !self.e_cached_at.val().get_bit(0)
+            & !self.e_fetching_at.val().get_bit(0)
+            & (self.pf_pi_ram.read_data.val() != self.pf_fi_ram.read_data.val());
+        if self.e_state.q.val() == self.e_look.val() {
+            self.e_fi.d.next = self.pf_fi_ram.read_data.val();
+            self.e_base.d.next = self.ring_ram.read_data.val().get_bits::<64>(0);
+            self.e_mask.d.next = (self.one16.val() << self.ring_ram.read_data.val().get_bits::<4>(64)) - self.one16.val();
+            self.e_state.d.next = self.e_idle.val();
+            if self.e_wanted.val() {
+                self.e_state.d.next = self.e_cmd.val();
+            }
+        }
+        // The read: one entry at the fetch index, while there is room to remember its QP (a
+        // commit in the same cycle goes first: it writes the fetch index too).
+        self.rq_off.zero.next = self.zero5.val();
+        self.rq_off.index.next = self.e_fi.q.val() & self.e_mask.q.val();
+        self.rd_valid.next = (self.e_state.q.val() == self.e_cmd.val())
+            & !self.qp_commit_valid.val()
+            & ((self.pf_flight_tail.q.val() - self.pf_flight.head.val()) != self.depth6.val());
+        self.rd_addr.next = self.e_base.q.val() + self.rq_off.word.val();
+        self.rd_len.next = self.wqe_len.val();
+        self.pf_issue.next = (self.e_state.q.val() == self.e_cmd.val())
+            & !self.qp_commit_valid.val()
+            & ((self.pf_flight_tail.q.val() - self.pf_flight.head.val()) != self.depth6.val())
+            & self.rd_ready.val();
+        if self.pf_issue.val() {
+            self.e_state.d.next = self.e_idle.val();
+            self.pf_flight_tail.d.next = self.pf_flight_tail.q.val() + self.one6.val();
+        }
+        self.pf_flight.wr_en.next = self.pf_issue.val();
+        self.pf_flight.wr_addr.next = self.pf_flight_tail.q.val().get_bits::<5>(0);
+        self.pf_flight.wr_a.next = self.e_qp.q.val();
+        self.pf_flight.wr_b.next = self.zero1.val();
+        self.pf_flight.wr_c.next = self.zero1.val();
+        self.pf_flight.tail.next = self.pf_flight_tail.q.val();
+        self.pf_fi_ram.write_enable.next = self.pf_issue.val() | self.commit_ok.val();
+        self.pf_fi_ram.write_address.next = self.e_qp.q.val();
+        self.pf_fi_ram.write_data.next = self.e_fi.q.val() + self.one16.val();
+        if self.commit_ok.val() {
+            self.pf_fi_ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
+            self.pf_fi_ram.write_data.next = self.zero16.val();
+        }
+        self.fi_ram.write_enable.next = self.pf_fi_ram.write_enable.val();
+        self.fi_ram.write_address.next = self.pf_fi_ram.write_address.val();
+        self.fi_ram.write_data.next = self.pf_fi_ram.write_data.val();
+        // Fill: each returning beat is the WQE of the QP at the head of the flight queue.
+        self.rdd_ready.next = self.pf_flight.out_valid.val();
+        self.pf_fill.next = self.rdd_valid.val() & self.pf_flight.out_valid.val();
+        self.pf_flight.out_ready.next = self.rdd_valid.val();
+        self.cached_word.addr.next = self.rdd_data.val().get_bits::<64>(self.w_addr_at.val().index());
+        self.cached_word.len.next = self.rdd_data.val().get_bits::<32>(self.w_len_at.val().index());
+        self.cached_word.lkey.next = self.rdd_data.val().get_bits::<32>(self.w_lkey_at.val().index());
+        self.cached_word.error.next = self.zero1.val();
+        if self.rdd_error.val() {
+            self.cached_word.error.next = self.one1.val();
+        }
+        self.wqe_ram.write_enable.next = self.pf_fill.val();
+        self.wqe_ram.write_address.next = self.pf_flight.out_a.val();
+        self.wqe_ram.write_data.next = self.cached_word.word.val();
+        self.wqe_ram.read_address.next = self.r_qp.q.val();
+        // The per-QP bits: fetched on fill, taken by the FSM, cleared by a commit.
+        self.set_cached.next = self.zero256.val();
+        self.clear_fetching.next = self.commit_mask.val();
+        if self.pf_fill.val() {
+            self.set_cached.next = self.one256.val() << self.pf_flight.out_a.val();
+            self.clear_fetching.next = self.commit_mask.val() | (self.one256.val() << self.pf_flight.out_a.val());
+        }
+        self.set_fetching.next = self.zero256.val();
+        if self.pf_issue.val() {
+            self.set_fetching.next = self.one256.val() << self.e_qp.q.val();
+        }
+        self.take_wqe.next = self.state.q.val() == self.p_rq_data.val();
+        self.clear_cached.next = self.commit_mask.val();
+        if self.take_wqe.val() {
+            self.clear_cached.next = self.commit_mask.val() | (self.one256.val() << self.r_qp.q.val());
+            self.pend_take.d.next = true;
+            self.pend_take_qp.d.next = self.r_qp.q.val();
+        }
+        self.cached.d.next = (self.cached.q.val() | self.set_cached.val()) & !self.clear_cached.val();
+        self.fetching.d.next = (self.fetching.q.val() | self.set_fetching.val()) & !self.clear_fetching.val();
 
         // Records: taken when idle; the QP's RAM words are read as the record is taken and
         // checked in the next cycle.
@@ -365,17 +742,23 @@ impl Logic for Responder {
         self.rec_qp.next = self.rec_word0.val().get_bits::<QP_SLOT_BITS>(self.r_dest_qp_at.val().index());
         self.ctx_table.read_address.next = self.rec_qp.val();
         self.st_ram.read_address.next = self.rec_qp.val();
+        self.rq_pi_ram.read_address.next = self.rec_qp.val();
+        self.fi_ram.read_address.next = self.rec_qp.val();
         self.qp_word.next = self.ctx_table.read_data.val();
         self.st.next = self.st_ram.read_data.val();
         self.k_state.next = self.qp_word.val().get_bits::<3>(self.o_state.val().index());
         self.k_pmtu.next = self.qp_word.val().get_bits::<4>(self.o_pmtu.val().index());
         self.k_pd.next = self.qp_word.val().get_bits::<16>(self.o_pd.val().index());
-        self.k_epsn.next = self.st.val().get_bits::<24>(0);
-        self.k_msn.next = self.st.val().get_bits::<24>(24);
-        self.k_in_msg.next = self.st.val().get_bit(48);
-        self.k_nak_sent.next = self.st.val().get_bit(49);
-        self.k_va.next = self.st.val().get_bits::<64>(50);
-        self.k_left.next = self.st.val().get_bits::<32>(114);
+        self.k_epsn.next = self.st.val().get_bits::<24>(self.s_epsn.val().index());
+        self.k_msn.next = self.st.val().get_bits::<24>(self.s_msn.val().index());
+        self.k_in_msg.next = self.st.val().get_bit(self.s_in_msg.val().index());
+        self.k_nak_sent.next = self.st.val().get_bit(self.s_nak_sent.val().index());
+        self.k_va.next = self.st.val().get_bits::<64>(self.s_va.val().index());
+        self.k_left.next = self.st.val().get_bits::<32>(self.s_left.val().index());
+        self.k_send.next = self.st.val().get_bit(self.s_send.val().index());
+        self.k_count.next = self.st.val().get_bits::<32>(self.s_count.val().index());
+        self.k_rq_ci.next = self.st.val().get_bits::<16>(self.s_rq_ci.val().index());
+        self.k_error.next = self.st.val().get_bit(self.s_error.val().index());
         if self.fwd.q.val() {
             self.k_epsn.next = self.epsn.q.val();
             self.k_msn.next = self.msn.q.val();
@@ -383,21 +766,45 @@ impl Logic for Responder {
             self.k_nak_sent.next = self.nak_sent.q.val();
             self.k_va.next = self.w_va.q.val();
             self.k_left.next = self.w_left.q.val();
+            self.k_send.next = self.in_send.q.val();
+            self.k_count.next = self.count.q.val();
+            self.k_rq_ci.next = self.rq_ci.q.val();
+            self.k_error.next = self.qp_error.q.val();
+        }
+        // The producer index: the RAM's, or a doorbell's that came as the record was taken
+        // or comes now (the RAM has not caught up with either).
+        self.k_rq_pi.next = self.rq_pi_ram.read_data.val();
+        if self.db_hit.q.val() {
+            self.k_rq_pi.next = self.db_val.q.val();
+        }
+        if self.db_ok.val() & (self.rq_doorbell.val().get_bits::<QP_SLOT_BITS>(16) == self.r_qp.q.val()) {
+            self.k_rq_pi.next = self.rq_doorbell.val().get_bits::<16>(0);
         }
 
         // The packet's kind and the checks (meaningful in P_CHECK).
-        self.is_write.next = (self.r_opcode.q.val() >= self.op_first.val()) & (self.r_opcode.q.val() <= self.op_only_imm.val());
-        self.first.next =
-            (self.r_opcode.q.val() == self.op_first.val()) | (self.r_opcode.q.val() == self.op_only.val()) | (self.r_opcode.q.val() == self.op_only_imm.val());
-        self.last.next = (self.r_opcode.q.val() == self.op_last.val())
-            | (self.r_opcode.q.val() == self.op_last_imm.val())
-            | (self.r_opcode.q.val() == self.op_only.val())
-            | (self.r_opcode.q.val() == self.op_only_imm.val());
+        self.is_send.next = self.r_opcode.q.val() <= self.op_send_only_imm.val();
+        self.is_write.next = (self.r_opcode.q.val() >= self.op_write_first.val()) & (self.r_opcode.q.val() <= self.op_write_only_imm.val());
+        self.k_op.next = self.r_opcode.q.val();
+        if !self.is_send.val() {
+            self.k_op.next = self.r_opcode.q.val() - self.op_write_first.val();
+        }
+        self.first.next = (self.k_op.val() == self.k_first.val()) | (self.k_op.val() >= self.k_only.val());
+        self.last.next = self.k_op.val() >= self.k_last.val();
+        self.imm.next = (self.k_op.val() == self.k_last_imm.val()) | (self.k_op.val() == self.k_only_imm.val());
+        self.needs_wqe.next = (self.is_send.val() & self.first.val()) | (self.is_write.val() & self.imm.val());
+        // A receive WQE is there: fetched, being fetched, or posted and not fetched yet.
+        self.r_cached_at.next = self.cached.q.val() >> self.r_qp.q.val();
+        self.r_fetching_at.next = self.fetching.q.val() >> self.r_qp.q.val();
+        self.is_cached.next = self.r_cached_at.val().get_bit(0);
+        self.is_fetching.next = self.r_fetching_at.val().get_bit(0);
+        self.k_fi.next = self.fi_ram.read_data.val();
+        self.rq_avail.next = self.is_cached.val() | self.is_fetching.val() | (self.k_rq_pi.val() != self.k_fi.val());
         self.diff.next = self.r_psn.q.val() - self.k_epsn.val();
         self.pmtu.next = self.one32.val() << self.k_pmtu.val();
         self.len32.len.next = self.r_len.q.val();
         self.len.next = self.len32.word.val();
-        // FIRST and MIDDLE carry a full path MTU; LAST and ONLY end the RETH length exactly.
+        // WRITE: FIRST and MIDDLE carry a full path MTU; LAST and ONLY end the RETH length
+        // exactly. SEND: FIRST and MIDDLE a full path MTU, LAST 1 … PMTU, ONLY 0 … PMTU.
         self.len_ok.next = false;
         if self.first.val() & self.last.val() {
             self.len_ok.next = self.len.val() == self.r_dma_len.q.val();
@@ -411,6 +818,14 @@ impl Logic for Responder {
         if !self.first.val() & self.last.val() {
             self.len_ok.next = (self.len.val() == self.k_left.val()) & (self.len.val() != self.zero32.val());
         }
+        if self.is_send.val() {
+            self.len_ok.next = self.len.val() == self.pmtu.val();
+            if self.last.val() {
+                self.len_ok.next = (self.len.val() <= self.pmtu.val()) & (self.first.val() | (self.len.val() != self.zero32.val()));
+            }
+        }
+        // A SEND's later packets must fit the rest of the receive buffer.
+        self.fits.next = self.len.val() <= self.k_left.val();
         self.has_payload.next = self.r_len.q.val() != self.zero13.val();
 
         // Payload: to the DMA write engine while writing, thrown away while draining. Each
@@ -487,6 +902,16 @@ impl Logic for Responder {
         self.ack_ip_dst.next = self.ack_out.val().get_bits::<128>(self.a_ip.val().index());
         self.ack_pkey.next = self.ack_out.val().get_bits::<16>(self.a_pkey.val().index());
 
+        // Where a packet goes when its payload is placed or drained: its receive completion,
+        // then its answer.
+        self.after_packet.next = self.p_idle.val();
+        if self.resp.q.val() {
+            self.after_packet.next = self.p_ack.val();
+        }
+        if self.rc_pend.q.val() {
+            self.after_packet.next = self.p_rc.val();
+        }
+
         // The FSM.
         if (self.state.q.val() == self.p_idle.val()) & self.rec_valid.val() {
             self.r_opcode.d.next = self.rec_word0.val().get_bits::<8>(self.r_opcode_at.val().index());
@@ -498,9 +923,16 @@ impl Logic for Responder {
             self.r_va.d.next = self.rec_word0.val().get_bits::<64>(self.r_va_at.val().index());
             self.r_rkey.d.next = self.rec_word0.val().get_bits::<32>(self.r_rkey_at.val().index());
             self.r_dma_len.d.next = self.rec_word0.val().get_bits::<32>(self.r_dma_len_at.val().index());
+            self.r_imm.d.next = self.rec_word0.val().get_bits::<32>(self.r_imm_at.val().index());
             self.r_syn.d.next = self.rec_word0.val().get_bits::<8>(self.r_syn_at.val().index());
             self.r_msn.d.next = self.rec_word0.val().get_bits::<24>(self.r_msn_at.val().index());
+            self.db_hit.d.next = self.db_ok.val() & (self.rq_doorbell.val().get_bits::<QP_SLOT_BITS>(16) == self.rec_qp.val());
+            self.db_val.d.next = self.rq_doorbell.val().get_bits::<16>(0);
             self.resp.d.next = false;
+            self.rc_pend.d.next = false;
+            self.rc_q_op.d.next = self.cq_recv.val();
+            self.rc_q_imm.d.next = false;
+            self.kicked.d.next = false;
             self.cmd_done.d.next = false;
             self.fwd.d.next = self.dirty.q.val() & (self.rec_qp.val() == self.r_qp.q.val());
             self.state.d.next = self.p_check.val();
@@ -515,38 +947,73 @@ impl Logic for Responder {
             self.c_udp_sport.d.next = self.qp_word.val().get_bits::<16>(self.o_udp_sport.val().index());
             self.c_ip.d.next = self.qp_word.val().get_bits::<128>(self.o_ip.val().index());
             self.c_pkey.d.next = self.qp_word.val().get_bits::<16>(self.o_pkey.val().index());
+            self.c_pd.d.next = self.k_pd.val();
             self.epsn.d.next = self.k_epsn.val();
             self.msn.d.next = self.k_msn.val();
             self.in_msg.d.next = self.k_in_msg.val();
+            self.in_send.d.next = self.k_send.val();
             self.nak_sent.d.next = self.k_nak_sent.val();
             self.w_va.d.next = self.k_va.val();
             self.w_left.d.next = self.k_left.val();
+            self.count.d.next = self.k_count.val();
+            self.rq_ci.d.next = self.k_rq_ci.val();
+            self.qp_error.d.next = self.k_error.val();
         }
         // The checks in order: the first failing one decides the outcome.
-        self.fail_qp.next = !self.r_qp_ok.q.val() | ((self.k_state.val() != self.rtr.val()) & (self.k_state.val() != self.rts.val()));
-        self.fail_op.next = !self.fail_qp.val() & !self.is_write.val();
-        self.ok_op.next = !self.fail_qp.val() & self.is_write.val();
+        // (A QP in error drops requests; acknowledges for its send queue still pass.)
+        self.fail_qp.next = !self.r_qp_ok.q.val()
+            | ((self.k_state.val() != self.rtr.val()) & (self.k_state.val() != self.rts.val()))
+            | (self.k_error.val() & (self.is_write.val() | self.is_send.val()));
+        self.fail_op.next = !self.fail_qp.val() & !self.is_write.val() & !self.is_send.val();
+        self.ok_op.next = !self.fail_qp.val() & (self.is_write.val() | self.is_send.val());
         self.fail_dup.next = self.ok_op.val() & self.diff.val().get_bit(23);
         self.fail_seq.next = self.ok_op.val() & (self.diff.val() != self.zero24.val()) & !self.diff.val().get_bit(23);
         self.in_seq.next = self.ok_op.val() & (self.diff.val() == self.zero24.val());
-        self.fail_order.next = self.in_seq.val() & (self.first.val() == self.k_in_msg.val());
-        self.fail_len.next = self.in_seq.val() & (self.first.val() != self.k_in_msg.val()) & !self.len_ok.val();
-        self.pass_all.next = self.in_seq.val() & (self.first.val() != self.k_in_msg.val()) & self.len_ok.val();
-        // Remote key check of the whole RETH range.
-        // Issued as the checks pass (FIRST / ONLY), so every verdict has its packet waiting.
-        self.mr_valid.next = (self.state.q.val() == self.p_check.val()) & self.pass_all.val() & self.first.val();
+        self.order_bad.next = (self.first.val() == self.k_in_msg.val()) | (!self.first.val() & (self.k_send.val() != self.is_send.val()));
+        self.fail_order.next = self.in_seq.val() & self.order_bad.val();
+        self.fail_rnr.next = self.in_seq.val() & !self.order_bad.val() & self.needs_wqe.val() & !self.rq_avail.val();
+        self.fail_len.next = self.in_seq.val() & !self.order_bad.val() & !(self.needs_wqe.val() & !self.rq_avail.val()) & !self.len_ok.val();
+        self.fail_fit.next = self.in_seq.val()
+            & !self.order_bad.val()
+            & !(self.needs_wqe.val() & !self.rq_avail.val())
+            & self.len_ok.val()
+            & self.is_send.val()
+            & !self.first.val()
+            & !self.fits.val();
+        self.pass_all.next = self.in_seq.val()
+            & !self.order_bad.val()
+            & !(self.needs_wqe.val() & !self.rq_avail.val())
+            & self.len_ok.val()
+            & !(self.is_send.val() & !self.first.val() & !self.fits.val());
+        // Key checks: a WRITE's rkey over the whole RETH range, issued as the checks pass (so
+        // every verdict has its packet waiting), or a receive WQE's lkey over its buffer.
+        self.mr_valid.next = ((self.state.q.val() == self.p_check.val()) & self.pass_all.val() & self.first.val() & self.is_write.val())
+            | (self.state.q.val() == self.p_rq_mr.val());
         self.mr_key.next = self.r_rkey.q.val();
         self.mr_pd.next = self.k_pd.val();
         self.mr_addr.next = self.r_va.q.val();
         self.mr_len.next = self.r_dma_len.q.val();
         self.mr_need.next = self.need_write.val();
+        if self.state.q.val() == self.p_rq_mr.val() {
+            self.mr_key.next = self.q_lkey.q.val();
+            self.mr_pd.next = self.c_pd.q.val();
+            self.mr_addr.next = self.q_addr.q.val();
+            self.mr_len.next = self.q_len.q.val();
+            self.mr_need.next = self.need_local_write.val();
+        }
 
         if self.state.q.val() == self.p_check.val() {
             self.state.d.next = self.p_drain.val();
+            if self.first.val() {
+                self.count.d.next = self.zero32.val();
+            }
             if self.pass_all.val() {
                 self.state.d.next = self.p_write.val();
-                if self.first.val() {
+                if self.first.val() & self.is_write.val() {
                     self.state.d.next = self.p_mr_wait.val();
+                }
+                if (self.first.val() & self.is_send.val()) | (self.imm.val() & self.is_write.val() & !self.first.val()) {
+                    self.state.d.next = self.p_rq_wait.val();
                 }
             }
             if self.fail_qp.val() {
@@ -575,18 +1042,57 @@ impl Logic for Responder {
                     self.n_naks_seq.d.next = self.n_naks_seq.q.val() + self.one32.val();
                 }
             }
-            if self.fail_order.val() | self.fail_len.val() {
+            if self.fail_rnr.val() {
+                // No receive WQE: the requester is to send this packet again later.
+                self.resp.d.next = true;
+                self.resp_syn.d.next = self.syn_rnr.val();
+                self.resp_psn.d.next = self.r_psn.q.val();
+                self.n_naks_rnr.d.next = self.n_naks_rnr.q.val() + self.one32.val();
+            }
+            if self.fail_order.val() | self.fail_len.val() | self.fail_fit.val() {
                 self.resp.d.next = true;
                 self.resp_syn.d.next = self.syn_invalid.val();
                 self.resp_psn.d.next = self.r_psn.q.val();
                 self.n_naks_invalid.d.next = self.n_naks_invalid.q.val() + self.one32.val();
             }
+            if self.fail_fit.val() {
+                // The SEND outgrew its receive buffer: the WQE completes in error, the QP too.
+                self.rc_pend.d.next = true;
+                self.rc_q_status.d.next = self.st_length.val();
+                self.rc_q_index.d.next = self.k_rq_ci.val() - self.one16.val();
+                self.qp_error.d.next = true;
+            }
         }
-        if (self.state.q.val() == self.p_mr_wait.val()) & self.mr_res_valid.val() {
+        // Waiting for the prefetched WQE: once its bit is set its word is in the RAM, read at
+        // the packet's QP in every cycle and taken in the next.
+        if (self.state.q.val() == self.p_rq_wait.val()) & self.is_cached.val() {
+            self.state.d.next = self.p_rq_data.val();
+        }
+        if self.state.q.val() == self.p_rq_data.val() {
+            // The WQE is consumed whatever it holds.
+            self.rc_q_index.d.next = self.rq_ci.q.val();
+            self.rq_ci.d.next = self.rq_ci.q.val() + self.one16.val();
+            self.q_addr.d.next = self.wqe_ram.read_data.val().get_bits::<64>(0);
+            self.q_len.d.next = self.wqe_ram.read_data.val().get_bits::<32>(64);
+            self.q_lkey.d.next = self.wqe_ram.read_data.val().get_bits::<32>(96);
+            self.q_error.d.next = self.wqe_ram.read_data.val().get_bit(128);
+            self.state.d.next = self.p_rq_mr.val();
+            if self.is_write.val() {
+                self.state.d.next = self.p_write.val();
+            }
+        }
+        if self.state.q.val() == self.p_rq_mr.val() {
+            self.state.d.next = self.p_mr_wait.val();
+        }
+        if (self.state.q.val() == self.p_mr_wait.val()) & self.mr_res_valid.val() & self.is_write.val() {
             self.state.d.next = self.p_write.val();
+            if self.imm.val() {
+                self.state.d.next = self.p_rq_wait.val();
+            }
             if self.mr_res_error.val() == self.zero3.val() {
                 self.w_va.d.next = self.r_va.q.val();
                 self.w_left.d.next = self.r_dma_len.q.val();
+                self.in_send.d.next = false;
             }
             if self.mr_res_error.val() != self.zero3.val() {
                 self.state.d.next = self.p_drain.val();
@@ -594,6 +1100,34 @@ impl Logic for Responder {
                 self.resp_syn.d.next = self.syn_access.val();
                 self.resp_psn.d.next = self.r_psn.q.val();
                 self.n_naks_access.d.next = self.n_naks_access.q.val() + self.one32.val();
+            }
+        }
+        if (self.state.q.val() == self.p_mr_wait.val()) & self.mr_res_valid.val() & self.is_send.val() {
+            self.state.d.next = self.p_write.val();
+            self.w_va.d.next = self.q_addr.q.val();
+            self.w_left.d.next = self.q_len.q.val();
+            self.in_send.d.next = true;
+            if self.len.val() > self.q_len.q.val() {
+                self.state.d.next = self.p_drain.val();
+                self.resp.d.next = true;
+                self.resp_syn.d.next = self.syn_invalid.val();
+                self.resp_psn.d.next = self.r_psn.q.val();
+                self.n_naks_invalid.d.next = self.n_naks_invalid.q.val() + self.one32.val();
+                self.rc_pend.d.next = true;
+                self.rc_q_status.d.next = self.st_length.val();
+                self.qp_error.d.next = true;
+            }
+            // A key that does not allow the write (or an unreadable WQE) wins over the length.
+            if (self.mr_res_error.val() != self.zero3.val()) | self.q_error.q.val() {
+                self.state.d.next = self.p_drain.val();
+                self.resp.d.next = true;
+                self.resp_syn.d.next = self.syn_operational.val();
+                self.resp_psn.d.next = self.r_psn.q.val();
+                self.n_naks_invalid.d.next = self.n_naks_invalid.q.val();
+                self.n_naks_operational.d.next = self.n_naks_operational.q.val() + self.one32.val();
+                self.rc_pend.d.next = true;
+                self.rc_q_status.d.next = self.st_protection.val();
+                self.qp_error.d.next = true;
             }
         }
         if self.state.q.val() == self.p_write.val() {
@@ -608,9 +1142,7 @@ impl Logic for Responder {
                 self.in_msg.d.next = !self.last.val();
                 self.w_va.d.next = self.w_va.q.val() + self.len64.word.val();
                 self.w_left.d.next = self.w_left.q.val() - self.len.val();
-                if self.last.val() {
-                    self.msn.d.next = self.msn.q.val() + self.one24.val();
-                }
+                self.count.d.next = self.count.q.val() + self.len.val();
                 self.n_placed.d.next = self.n_placed.q.val() + self.one32.val();
                 self.resp.d.next = self.r_ack_req.q.val();
                 self.resp_syn.d.next = self.syn_ack.val();
@@ -620,10 +1152,31 @@ impl Logic for Responder {
                 if self.r_ack_req.q.val() {
                     self.state.d.next = self.p_ack.val();
                 }
+                if self.last.val() {
+                    self.msn.d.next = self.msn.q.val() + self.one24.val();
+                }
+                // The message's last packet completes its receive WQE: a SEND's (consumed on
+                // FIRST) or, for a WRITE with immediate, the next one.
+                self.rc_q_status.d.next = self.st_ok.val();
+                self.rc_q_len.d.next = self.count.q.val() + self.len.val();
+                self.rc_q_imm.d.next = self.imm.val();
+                self.rc_q_op.d.next = self.cq_recv.val();
+                self.rc_q_index.d.next = self.rq_ci.q.val() - self.one16.val();
+                if self.is_write.val() {
+                    self.rc_q_op.d.next = self.cq_recv_imm.val();
+                }
+                if self.last.val() & (self.is_send.val() | self.imm.val()) {
+                    self.rc_pend.d.next = true;
+                    self.state.d.next = self.p_rc.val();
+                }
             }
         }
         if (self.state.q.val() == self.p_drain.val()) & ((self.beat_last.val()) | !self.has_payload.val()) {
             self.dirty.d.next = true;
+            self.state.d.next = self.after_packet.val();
+        }
+        if (self.state.q.val() == self.p_rc.val()) & self.rc_ready.val() {
+            self.n_receives.d.next = self.n_receives.q.val() + self.one32.val();
             self.state.d.next = self.p_idle.val();
             if self.resp.q.val() {
                 self.state.d.next = self.p_ack.val();
@@ -643,6 +1196,22 @@ impl Logic for Responder {
         self.cpl_syndrome.next = self.r_syn.q.val();
         self.cpl_msn.next = self.r_msn.q.val();
 
+        self.rc_valid.next = self.state.q.val() == self.p_rc.val();
+        self.rc_qp.next = self.r_qp.q.val();
+        self.rc_index.next = self.rc_q_index.q.val();
+        self.rc_op.next = self.rc_q_op.q.val();
+        self.rc_status.next = self.rc_q_status.q.val();
+        self.rc_len.next = self.zero32.val();
+        self.rc_imm.next = self.zero32.val();
+        self.rc_flags.next = self.zero8.val();
+        if self.rc_q_status.q.val() == self.st_ok.val() {
+            self.rc_len.next = self.rc_q_len.q.val();
+        }
+        if self.rc_q_imm.q.val() & (self.rc_q_status.q.val() == self.st_ok.val()) {
+            self.rc_imm.next = self.r_imm.q.val();
+            self.rc_flags.next = self.flag_imm.val();
+        }
+
         self.placed.next = self.n_placed.q.val();
         self.acks.next = self.n_acks.q.val();
         self.naks_seq.next = self.n_naks_seq.q.val();
@@ -651,5 +1220,8 @@ impl Logic for Responder {
         self.duplicates.next = self.n_duplicates.q.val();
         self.bad_qp.next = self.n_bad_qp.q.val();
         self.set_aside.next = self.n_set_aside.q.val();
+        self.naks_rnr.next = self.n_naks_rnr.q.val();
+        self.naks_operational.next = self.n_naks_operational.q.val();
+        self.receives.next = self.n_receives.q.val();
     }
 }
