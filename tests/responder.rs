@@ -424,6 +424,10 @@ fn refused_writes_complete_in_error_on_the_requester_and_write_nothing() {
     assert_eq!(a.dev.read("completer", "cqes").unwrap(), cases.len() as u32);
 }
 
+/// A refused SEND case: what it is, the receive WQE posted first, the request packets
+/// (opcode, payload length).
+type SendCase = (&'static str, Option<RecvWqe>, Vec<(u8, u16)>);
+
 #[test]
 fn refused_sends_get_the_models_answer_and_completion_and_write_nothing() {
     let mut rng = SmallRng::seed_from_u64(0x5e4d);
@@ -440,7 +444,7 @@ fn refused_sends_get_the_models_answer_and_completion_and_write_nothing() {
     let buf = |length: u32, lkey: u32| Some(RecvWqe { wr_id: 0x77, addr: dst.iova + 64, length, lkey });
     // (what, receive WQE posted, request opcodes with payload lengths): one QP pair each, since
     // a receive error puts the QP in error.
-    let cases: Vec<(&str, Option<RecvWqe>, Vec<(u8, u16)>)> = vec![
+    let cases: Vec<SendCase> = vec![
         ("no receive WQE: RNR NAK", None, vec![(0x04, 64)]),
         ("WRITE with immediate, no receive WQE: RNR NAK", None, vec![(0x0B, 0)]),
         ("buffer too small: NAK invalid, local length error", buf(32, writable.key()), vec![(0x04, 64), (0x04, 8)]),

@@ -195,7 +195,13 @@ expected_psn = 100
 key = 0x1234
 iova = 0x10000000
 length = 8192
-access = ["remote_write"]
+access = ["remote_write", "local_write"]
+
+[[recv]]
+qpn = 0x11
+addr = 0x10001000
+length = 256
+lkey = 0x1234
 "#;
     std::fs::write(dir.join("nic.toml"), config).unwrap();
     let cfg = rnic_spec::config::NicConfig::parse(config).unwrap();
@@ -205,7 +211,8 @@ access = ["remote_write"]
     for m in cfg.regions().unwrap() {
         mrs[rnic_spec::mr::slot(m.key, 256)] = Some(m);
     }
-    // Requests from 192.0.2.1: a 3-packet WRITE, a bad rkey, a PSN gap, a duplicate.
+    // Requests from 192.0.2.1: a 3-packet WRITE, a bad rkey, a PSN gap, a duplicate, a SEND
+    // with immediate into the [[recv]] buffer.
     let peer = PortAddress { mac: [2, 0, 0, 0, 0, 1], ipv4: [192, 0, 2, 1], ipv6: [0; 16] };
     let req = |opcode: u8, psn: u32, reth: Reth, len: usize, ack_req: bool| {
         let d = TxDescriptor {
@@ -225,7 +232,7 @@ access = ["remote_write"]
             ack_req,
             psn,
             reth,
-            imm: 0,
+            imm: 0xC0FFEE,
             aeth: Default::default(),
             payload_len: len as u16,
         };
@@ -239,22 +246,26 @@ access = ["remote_write"]
         req(0x0A, 103, r(0x1000_0000, 0x9934, 8), 8, true),
         req(0x0A, 110, r(0x1000_0000, 0x1234, 8), 8, true),
         req(0x0A, 101, r(0x1000_0000, 0x1234, 8), 8, true),
+        req(0x05, 103, Reth::default(), 100, true),
     ];
     let frames: Vec<(u64, Vec<u8>)> = packets.iter().enumerate().map(|(i, p)| (i as u64, p.frame())).collect();
     std::fs::write(dir.join("in.pcap"), rnic_sim::pcap::write(&frames)).unwrap();
     let mut state = RspState::new(ctx.rq_psn);
-    let want: Vec<Vec<u8>> = packets
-        .iter()
-        .filter_map(|p| state.receive(Some(&ctx), &mrs, &[], p).response)
-        .map(|resp| resp.descriptor(&port, &ctx).packet(&[]).unwrap().frame())
-        .collect();
-    assert_eq!(want.len(), 4, "an ACK, a NAK remote access, a NAK sequence, an ACK of the duplicate");
+    let rq = [rnic_spec::desc::RecvWqe { wr_id: 0, addr: 0x1000_1000, length: 256, lkey: 0x1234 }];
+    let effects: Vec<_> = packets.iter().map(|p| state.receive(Some(&ctx), &mrs, &rq, p)).collect();
+    let want: Vec<Vec<u8>> =
+        effects.iter().filter_map(|e| e.response).map(|resp| resp.descriptor(&port, &ctx).packet(&[]).unwrap().frame()).collect();
+    assert_eq!(want.len(), 5, "an ACK, a NAK remote access, a NAK sequence, an ACK of the duplicate, an ACK of the SEND");
+    let c = effects.iter().find_map(|e| e.completion).expect("the SEND completes its receive");
+    assert_eq!((c.wqe_index, c.byte_len, c.imm), (0, 100, Some(0xC0FFEE)));
 
     let p = |n: &str| dir.join(n).to_str().unwrap().to_string();
     let out = rnic(&["sim", "rx", "--pcap", &p("in.pcap"), "--config", &p("nic.toml"), "--pcap-out", &p("out.pcap")]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("responder.placed") && text.contains("4 frames sent in response"), "{text}");
+    assert!(text.contains("responder.placed") && text.contains("5 frames sent in response"), "{text}");
+    assert!(text.contains("receive completion: QP 0x11 buffer 0 of its [[recv]] entries, 100 bytes, Success, immediate 0x00c0ffee"), "{text}");
+    assert!(text.contains("1 of 1 receive buffers used"), "{text}");
     let got = rnic_sim::pcap::read(&std::fs::read(dir.join("out.pcap")).unwrap()).unwrap();
     assert_eq!(got, want, "the card's answers are the reference responder's");
 

@@ -268,3 +268,95 @@ impl Response {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qp::RemoteIp;
+
+    fn ctx() -> QpContext {
+        QpContext {
+            state: qp_state::RTS,
+            dest_qpn: 0x12,
+            dest_mac: [2, 0, 0, 0, 0, 1],
+            remote_ip: RemoteIp::V4([192, 0, 2, 1]),
+            vlan: None,
+            dscp: 0,
+            ecn: 0,
+            ttl: 64,
+            flow_label: 0,
+            udp_src_port: 0xC000,
+            pkey: 0xFFFF,
+            pmtu_log2: 10,
+            sq_psn: 0,
+            sq_base: 0,
+            sq_log_size: 0,
+            pd: 1,
+            rq_psn: 0,
+            send_cq: 0,
+            rq_base: 0,
+            rq_log_size: 0,
+            recv_cq: 0,
+        }
+    }
+
+    fn pkt(opcode: u8, psn: u32, len: usize, imm: u32, reth: Reth) -> RocePacket {
+        let port = PortAddress { mac: [2, 0, 0, 0, 0, 2], ipv4: [192, 0, 2, 2], ipv6: [0; 16] };
+        let d = Response { syndrome: 0, psn, msn: 0 }.descriptor(&port, &ctx());
+        let d = TxDescriptor { opcode, ack_req: true, reth, imm, payload_len: len as u16, aeth: Aeth::default(), ..d };
+        d.packet(&vec![7; len]).expect("a packet")
+    }
+
+    #[test]
+    fn sends_fill_receive_buffers_and_complete_them() {
+        let mr = MemoryRegion { key: 0x101, base: 0x1000, length: 0x10000, access: mr::access::LOCAL_WRITE | mr::access::REMOTE_WRITE, pd: 1 };
+        let mut mrs = vec![None; 256];
+        mrs[1] = Some(mr);
+        let rq = [
+            RecvWqe { wr_id: 10, addr: 0x2000, length: 3000, lkey: 0x101 },
+            RecvWqe { wr_id: 11, addr: 0, length: 0, lkey: 0 },
+            RecvWqe { wr_id: 12, addr: 0x8000, length: 16, lkey: 0x101 },
+        ];
+        let c = ctx();
+        let mut s = RspState::new(0);
+        let none = Reth::default();
+        // A 2-packet SEND with immediate: FIRST at the buffer, LAST behind it, one completion.
+        let e = s.receive(Some(&c), &mrs, &rq, &pkt(OP_SEND_FIRST, 0, 1024, 0, none));
+        assert_eq!((e.outcome, e.completion), (Outcome::Placed { addr: 0x2000, len: 1024 }, None));
+        let e = s.receive(Some(&c), &mrs, &rq, &pkt(OP_SEND_LAST_IMM, 1, 900, 0xABCD, none));
+        assert_eq!(e.outcome, Outcome::Placed { addr: 0x2400, len: 900 });
+        let want = RecvCompletion { wqe_index: 0, status: CqStatus::Success, op: CqOp::Recv, byte_len: 1924, imm: Some(0xABCD) };
+        assert_eq!(e.completion, Some(want));
+        assert_eq!(e.response.map(|r| (r.syndrome, r.msn)), Some((aeth::ACK, 1)));
+        // A WRITE with immediate lands at its RETH address and consumes the next WQE.
+        let e = s.receive(Some(&c), &mrs, &rq, &pkt(OP_WRITE_ONLY_IMM, 2, 8, 5, Reth { va: 0x3000, rkey: 0x101, dma_len: 8 }));
+        assert_eq!(e.outcome, Outcome::Placed { addr: 0x3000, len: 8 });
+        assert_eq!(e.completion.map(|c| (c.wqe_index, c.op, c.byte_len, c.imm)), Some((1, CqOp::RecvRdmaImm, 8, Some(5))));
+        // The third buffer is too small: NAK invalid request, a local length error, QP in error.
+        let e = s.receive(Some(&c), &mrs, &rq, &pkt(OP_SEND_ONLY, 3, 17, 0, none));
+        assert_eq!(e.outcome, Outcome::ReceiveError(CqStatus::LocalLength));
+        assert_eq!(e.response.map(|r| r.syndrome), Some(aeth::NAK_INVALID_REQUEST));
+        assert_eq!(e.completion.map(|c| (c.wqe_index, c.status, c.byte_len)), Some((2, CqStatus::LocalLength, 0)));
+        assert_eq!(s.receive(Some(&c), &mrs, &rq, &pkt(OP_SEND_ONLY, 3, 1, 0, none)).outcome, Outcome::BadQp, "the QP is in error");
+    }
+
+    #[test]
+    fn no_receive_wqe_is_an_rnr_nak_that_changes_nothing() {
+        let c = ctx();
+        let mut s = RspState::new(5);
+        let e = s.receive(Some(&c), &[], &[], &pkt(OP_SEND_ONLY, 5, 10, 0, Reth::default()));
+        assert_eq!((e.outcome, e.response.map(|r| (r.syndrome, r.psn))), (Outcome::ReceiverNotReady, Some((aeth::RNR_NAK, 5))));
+        assert_eq!(s, RspState::new(5));
+        // A SEND LAST with immediate needs no WQE of its own: without a FIRST it is out of order.
+        let e = s.receive(Some(&c), &[], &[], &pkt(OP_SEND_LAST_IMM, 5, 10, 0, Reth::default()));
+        assert_eq!(e.outcome, Outcome::InvalidRequest);
+        // A receive buffer whose lkey lacks LOCAL_WRITE: NAK remote operational error.
+        let mr = MemoryRegion { key: 0x102, base: 0, length: 4096, access: mr::access::REMOTE_WRITE, pd: 1 };
+        let mut mrs = vec![None; 256];
+        mrs[2] = Some(mr);
+        let rq = [RecvWqe { wr_id: 1, addr: 0, length: 64, lkey: 0x102 }];
+        let e = s.receive(Some(&c), &mrs, &rq, &pkt(OP_SEND_ONLY, 5, 10, 0, Reth::default()));
+        assert_eq!(e.response.map(|r| r.syndrome), Some(aeth::NAK_REMOTE_OPERATIONAL));
+        assert_eq!(e.completion.map(|c| c.status), Some(CqStatus::LocalProtection));
+    }
+}
