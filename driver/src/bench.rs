@@ -148,15 +148,19 @@ pub fn tx_json(rows: &[TxBench]) -> String {
     out
 }
 
-/// One RDMA WRITE goodput run through the driver: two simulated cards, `qps` connected QP
-/// pairs, `messages` WRITEs of `size` bytes posted round-robin and rung one doorbell each.
+/// One goodput run through the driver: two simulated cards, `qps` connected QP pairs,
+/// `messages` RDMA WRITEs or SENDs (into receive buffers posted before) of `size` bytes posted
+/// round-robin and rung one doorbell each.
 #[derive(Debug, Clone)]
 pub struct WriteBench {
+    pub op: &'static str,
     pub size: usize,
     pub pmtu: u32,
     pub qps: usize,
     pub messages: usize,
     pub packets: usize,
+    /// Packets the receiving card placed in memory (fewer: it dropped some, `no_buffer`).
+    pub placed: usize,
     /// Cycles from the first doorbell to the first frame's first bit on the wire.
     pub first_frame_cycles: f64,
     /// Cycles from the first frame's first bit to the last frame's last bit.
@@ -188,10 +192,14 @@ impl WriteBench {
 /// Message sizes of the WRITE benchmark: 64 B to 1 MiB in powers of 4.
 pub const WRITE_SIZES: [usize; 8] = [64, 256, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20];
 
-/// Run one WRITE goodput measurement moving about `bytes` (at least 64 messages, at most 512).
-pub fn write_goodput(size: usize, pmtu: u32, qps: usize, bytes: usize) -> Result<WriteBench, String> {
+/// Message sizes of the SEND benchmark.
+pub const SEND_SIZES: [usize; 3] = [64, 4 << 10, 64 << 10];
+
+/// Run one goodput measurement of `op` (WRITE or SEND; SENDs go into receive buffers posted
+/// before the first) moving about `bytes` (at least 64 messages, at most 512).
+pub fn goodput(op: rnic_spec::desc::SendOp, size: usize, pmtu: u32, qps: usize, bytes: usize) -> Result<WriteBench, String> {
     use crate::sim_pair::{qp_pair, try_two_cards, PathKind};
-    use crate::verbs::{QpCaps, SendWr};
+    use crate::verbs::{QpCaps, RecvWr, SendWr};
     use rnic_spec::desc::SendOp;
     use rnic_spec::qp::packet_count;
     use rnic_sim::world::{LinkConfig, WIRE_OVERHEAD};
@@ -205,20 +213,30 @@ pub fn write_goodput(size: usize, pmtu: u32, qps: usize, bytes: usize) -> Result
     let src = a.alloc_buf(size, 4096).map_err(e)?;
     let dst = b.alloc_buf(size * qps, 4096).map_err(e)?;
     let lmr = a.reg_mr(pa, src.iova, size as u32, 0).map_err(e)?;
-    let rmr = b.reg_mr(pb, dst.iova, (size * qps) as u32, rnic_spec::mr::access::REMOTE_WRITE).map_err(e)?;
+    let access = rnic_spec::mr::access::REMOTE_WRITE | rnic_spec::mr::access::LOCAL_WRITE;
+    let rmr = b.reg_mr(pb, dst.iova, (size * qps) as u32, access).map_err(e)?;
     let kind = PathKind { v6: false, vlan: None, pmtu };
     let cq_entries = (messages as u32).next_power_of_two();
-    let (cqa, cqb) = (a.create_cq(cq_entries).map_err(e)?, b.create_cq(1).map_err(e)?);
+    let (cqa, cqb) = (a.create_cq(cq_entries).map_err(e)?, b.create_cq(cq_entries).map_err(e)?);
     let mut pairs = (0..qps)
-        .map(|_| qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, QpCaps { sq_entries: per_qp.next_power_of_two() as u32, rq_entries: 1 }, (0, 0)))
+        .map(|_| {
+            let entries = per_qp.next_power_of_two() as u32;
+            qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, QpCaps { sq_entries: entries, rq_entries: entries }, (0, 0))
+        })
         .collect::<Result<Vec<_>, _>>()
         .map_err(e)?;
+    if op == SendOp::Send {
+        for (i, (_, qb)) in pairs.iter_mut().enumerate() {
+            let wr = RecvWr { wr_id: 0, addr: dst.iova + (i * size) as u64, length: size as u32, lkey: rmr.key() };
+            b.post_recv(qb, &vec![wr; per_qp]).map_err(e)?;
+        }
+    }
     let start = world.borrow().cycles();
     for _ in 0..per_qp {
         for (i, (qa, _)) in pairs.iter_mut().enumerate() {
             let wr = SendWr {
                 wr_id: 0,
-                op: SendOp::Write,
+                op,
                 flags: 0,
                 local_addr: src.iova,
                 length: size as u32,
@@ -236,6 +254,8 @@ pub fn write_goodput(size: usize, pmtu: u32, qps: usize, bytes: usize) -> Result
     if !done {
         return Err(format!("only {} of {packets} packets left card 0", sent(&world.borrow())));
     }
+    world.borrow_mut().run_until(2_000, |_| false);
+    let placed = b.dev.read("responder", "placed").map_err(|e| e.to_string())? as usize;
     let w = world.borrow();
     let frames: Vec<(u64, &Vec<u8>)> = w.sent_by(0).collect();
     let wire_bytes: u64 = frames.iter().map(|f| (f.1.len() + 4 + WIRE_OVERHEAD) as u64).sum();
@@ -244,11 +264,13 @@ pub fn write_goodput(size: usize, pmtu: u32, qps: usize, bytes: usize) -> Result
     let first = cycles_of(frames[0].0);
     let end = cycles_of(last.0) + w.wire_cycles(last.1.len() + 4);
     Ok(WriteBench {
+        op: if op == SendOp::Send { "SEND" } else { "WRITE" },
         size,
         pmtu,
         qps,
         messages,
         packets,
+        placed,
         first_frame_cycles: first - start as f64,
         cycles: end - first,
         payload_bytes: (messages * size) as u64,
@@ -263,8 +285,19 @@ pub fn write(bytes: usize) -> Result<Vec<WriteBench>, String> {
     for qps in [1, 16] {
         for pmtu in [1024, 4096] {
             for size in WRITE_SIZES {
-                out.push(write_goodput(size, pmtu, qps, bytes)?);
+                out.push(goodput(rnic_spec::desc::SendOp::Write, size, pmtu, qps, bytes)?);
             }
+        }
+    }
+    Ok(out)
+}
+
+/// SEND goodput: the sizes of `SEND_SIZES`, PMTU 4096, 1 and 16 QPs.
+pub fn send(bytes: usize) -> Result<Vec<WriteBench>, String> {
+    let mut out = Vec::new();
+    for qps in [1, 16] {
+        for size in SEND_SIZES {
+            out.push(goodput(rnic_spec::desc::SendOp::Send, size, 4096, qps, bytes)?);
         }
     }
     Ok(out)
@@ -274,19 +307,21 @@ pub fn write_table(rows: &[WriteBench]) -> String {
     let mut out = String::new();
     writeln!(
         out,
-        "{:>8} {:>5} {:>4} {:>5} {:>6} {:>9} {:>9} {:>7} {:>7} {:>6} {:>7} {:>16}",
-        "size", "pmtu", "qps", "msgs", "pkts", "cycles", "µs", "Gb/s", "limit", "of lim", "Mmsg/s", "first frame"
+        "{:<5} {:>8} {:>5} {:>4} {:>5} {:>6} {:>6} {:>9} {:>9} {:>7} {:>7} {:>6} {:>7} {:>16}",
+        "op", "size", "pmtu", "qps", "msgs", "pkts", "placed", "cycles", "µs", "Gb/s", "limit", "of lim", "Mmsg/s", "first frame"
     )
     .expect("string");
     for r in rows {
         writeln!(
             out,
-            "{:>8} {:>5} {:>4} {:>5} {:>6} {:>9.0} {:>9.2} {:>7.2} {:>7.2} {:>5.1}% {:>7.2} {:>5.0} ({:>5.2} µs)",
+            "{:<5} {:>8} {:>5} {:>4} {:>5} {:>6} {:>6} {:>9.0} {:>9.2} {:>7.2} {:>7.2} {:>5.1}% {:>7.2} {:>5.0} ({:>5.2} µs)",
+            r.op,
             r.size,
             r.pmtu,
             r.qps,
             r.messages,
             r.packets,
+            r.placed,
             r.cycles,
             r.cycles / CLOCK_MHZ,
             r.gbps(),
@@ -297,13 +332,19 @@ pub fn write_table(rows: &[WriteBench]) -> String {
             r.first_frame_cycles / CLOCK_MHZ
         )
         .expect("string");
+        if r.placed < r.packets {
+            let lost = r.packets - r.placed;
+            writeln!(out, "      {lost} packets not placed: the receive buffer overflowed, and without retransmission a QP stalls at its first loss")
+                .expect("string");
+        }
     }
     writeln!(
         out,
-        "\nRDMA WRITE through the driver between two simulated cards on a {} Gb/s link (preamble and gap \
-         counted), IPv4, host memory 800 ns read / 400 ns write away, {CLOCK_MHZ} MHz. Gb/s is payload over the \
-         time from the first frame's first bit to the last frame's last bit; limit is the goodput the link allows \
-         for the same frames; first frame: from the first doorbell to the first bit on the wire.",
+        "\nThrough the driver between two simulated cards on a {} Gb/s link (preamble and gap counted), IPv4, \
+         host memory 800 ns read / 400 ns write away, {CLOCK_MHZ} MHz. Gb/s is payload sent over the time from the \
+         first frame's first bit to the last frame's last bit; limit is the goodput the link allows for the same \
+         frames; placed: packets the receiving card wrote to memory (fewer than sent: it dropped the rest); first \
+         frame: from the first doorbell to the first bit on the wire.",
         rows.first().map_or(100.0, |r| r.link_gbps)
     )
     .expect("string");
@@ -314,11 +355,13 @@ pub fn write_json(rows: &[WriteBench]) -> String {
     let mut out = String::new();
     for r in rows {
         let line = json!({
+            "op": r.op,
             "size": r.size,
             "pmtu": r.pmtu,
             "qps": r.qps,
             "messages": r.messages,
             "packets": r.packets,
+            "placed": r.placed,
             "cycles": r.cycles,
             "gbps": r.gbps(),
             "limit_gbps": r.limit_gbps(),

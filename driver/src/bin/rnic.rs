@@ -106,6 +106,9 @@ enum BenchCommand {
     /// RDMA WRITE goodput through the driver between two cards: 64 B … 1 MiB, PMTU 1024 and
     /// 4096, 1 and 16 QPs.
     Write(BenchWriteArgs),
+    /// SEND goodput through the driver between two cards (receive buffers posted before):
+    /// 64 B, 4 KiB, 64 KiB at PMTU 4096, 1 and 16 QPs.
+    Send(BenchWriteArgs),
 }
 
 #[derive(Args)]
@@ -248,11 +251,11 @@ fn demo(a: DemoArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn bench_write(a: BenchWriteArgs) -> Result<(), String> {
+fn bench_write(a: BenchWriteArgs, send: bool) -> Result<(), String> {
     if a.bytes == 0 {
         return Err("--bytes must be at least 1".into());
     }
-    let rows = rnic_driver::bench::write(a.bytes)?;
+    let rows = if send { rnic_driver::bench::send(a.bytes)? } else { rnic_driver::bench::write(a.bytes)? };
     print!("{}", if a.json { rnic_driver::bench::write_json(&rows) } else { rnic_driver::bench::write_table(&rows) });
     Ok(())
 }
@@ -390,7 +393,8 @@ fn main() -> ExitCode {
         Command::Sim(SimCommand::Tx(a)) => sim_tx(a),
         Command::Sim(SimCommand::Bench(BenchCommand::Rx(a))) => bench_rx(a),
         Command::Sim(SimCommand::Bench(BenchCommand::Tx(a))) => bench_tx(a),
-        Command::Sim(SimCommand::Bench(BenchCommand::Write(a))) => bench_write(a),
+        Command::Sim(SimCommand::Bench(BenchCommand::Write(a))) => bench_write(a, false),
+        Command::Sim(SimCommand::Bench(BenchCommand::Send(a))) => bench_write(a, true),
         Command::Sim(SimCommand::Demo(a)) => demo(a),
     };
     match result {
