@@ -36,10 +36,10 @@ use rust_hdl::prelude::*;
 
 /// Status indexes (`regs::registers(Access::Status)` order): the receive counters (accepted,
 /// one per drop reason, no_buffer), then frames sent, WQEs sent, WQEs refused, then the
-/// responder's eleven, then the completer's four.
+/// responder's twelve, then the completer's four.
 const RX_STATUS: usize = NUM_COUNTERS + 1;
 const RSP_STATUS: usize = RX_STATUS + 3;
-const CPL_STATUS: usize = RSP_STATUS + 11;
+const CPL_STATUS: usize = RSP_STATUS + 12;
 const _: () = assert!(N_STATUS == CPL_STATUS + 4, "status registers: receive, transmit, responder, completer counters");
 
 /// Positions in `regs::registers(Access::Control)` and `(Access::Command)` the top wires by
@@ -214,7 +214,7 @@ crate::hdl_block! {
         tx_frames_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64),
         wqes_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64 + 1),
         wqe_errors_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64 + 2),
-        rsp_ids: [Constant<Bits<8>>; 11] = std::array::from_fn(|i| c::<8>((RSP_STATUS + i) as u64)),
+        rsp_ids: [Constant<Bits<8>>; 12] = std::array::from_fn(|i| c::<8>((RSP_STATUS + i) as u64)),
         op_ack: Constant<Bits<8>> = c::<8>(rnic_spec::responder::OP_ACK as u64),
         zero13: Constant<Bits<LEN_BITS>> = c::<LEN_BITS>(0),
         zero32: Constant<Bits<32>> = c::<32>(0),
@@ -338,6 +338,9 @@ impl Logic for Nic {
         }
         if self.csr.status_sel.val() == self.rsp_ids[10].val() {
             self.csr.status_value.next = self.rsp.receives.val();
+        }
+        if self.csr.status_sel.val() == self.rsp_ids[11].val() {
+            self.csr.status_value.next = self.rsp.rq_wait_cycles.val();
         }
         if self.csr.status_sel.val() == self.cpl_ids[0].val() {
             self.csr.status_value.next = self.cpl.acks.val();

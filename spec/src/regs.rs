@@ -284,6 +284,7 @@ pub const BLOCKS: &[Block] = &[
             reg("naks_rnr", 0x2C, Access::Status, 0, "RNR NAK: a SEND or WRITE with immediate found no posted receive WQE"),
             reg("naks_operational", 0x30, Access::Status, 0, "NAK remote operational error: the receive WQE's lkey does not allow the write (QP to error)"),
             reg("receives", 0x34, Access::Status, 0, "receive WQEs consumed (each gets a completion)"),
+            reg("rq_wait_cycles", 0x38, Access::Status, 0, "cycles the responder waited for a receive WQE still being fetched"),
         ],
     },
     Block {

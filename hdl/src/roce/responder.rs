@@ -175,7 +175,8 @@ crate::hdl_block! {
         pub rc_flags: Signal<Out, Bits<8>>,
         /// Counters: packets placed, ACKs, NAKs (sequence, invalid request, remote access),
         /// duplicates, packets for no usable QP, packets set aside (ACKs, opcodes not served),
-        /// RNR NAKs, remote operational NAKs, receive WQEs completed.
+        /// RNR NAKs, remote operational NAKs, receive WQEs completed, cycles spent waiting for a
+        /// receive WQE.
         pub placed: Signal<Out, Bits<32>>,
         pub acks: Signal<Out, Bits<32>>,
         pub naks_seq: Signal<Out, Bits<32>>,
@@ -187,6 +188,7 @@ crate::hdl_block! {
         pub naks_rnr: Signal<Out, Bits<32>>,
         pub naks_operational: Signal<Out, Bits<32>>,
         pub receives: Signal<Out, Bits<32>>,
+        pub rq_wait_cycles: Signal<Out, Bits<32>>,
 
         ctx_table: QpTable,
         st_ram: RAM<Bits<196>, QP_SLOT_BITS>,
@@ -443,6 +445,7 @@ crate::hdl_block! {
         n_naks_rnr: DFF<Bits<32>>,
         n_naks_operational: DFF<Bits<32>>,
         n_receives: DFF<Bits<32>>,
+        n_rq_wait: DFF<Bits<32>>,
 
         commit_ok: Signal<Local, Bit>,
         db_ok: Signal<Local, Bit>,
@@ -507,7 +510,7 @@ impl Logic for Responder {
             q_len, q_lkey, q_error, resp, resp_syn, resp_psn, cmd_done, rc_pend, rc_q_index, rc_q_len, rc_q_op, rc_q_status,
             rc_q_imm, cached, fetching, pf_look_tail, pf_flight_tail, pend_db, pend_db_qp, pend_take, pend_take_qp, kicked,
             e_state, e_qp, e_fi, e_base, e_mask, dirty, fwd, issued_seq, done_seq, n_placed, n_acks, n_naks_seq, n_naks_invalid, n_naks_access,
-            n_duplicates, n_bad_qp, n_set_aside, n_naks_rnr, n_naks_operational, n_receives
+            n_duplicates, n_bad_qp, n_set_aside, n_naks_rnr, n_naks_operational, n_receives, n_rq_wait
         );
         self.ctx_table.clock.next = self.clock.val();
         self.st_ram.read_clock.next = self.clock.val();
@@ -1068,6 +1071,9 @@ impl Logic for Responder {
         if (self.state.q.val() == self.p_rq_wait.val()) & self.is_cached.val() {
             self.state.d.next = self.p_rq_data.val();
         }
+        if (self.state.q.val() == self.p_rq_wait.val()) & !self.is_cached.val() {
+            self.n_rq_wait.d.next = self.n_rq_wait.q.val() + self.one32.val();
+        }
         if self.state.q.val() == self.p_rq_data.val() {
             // The WQE is consumed whatever it holds.
             self.rc_q_index.d.next = self.rq_ci.q.val();
@@ -1223,5 +1229,6 @@ impl Logic for Responder {
         self.naks_rnr.next = self.n_naks_rnr.q.val();
         self.naks_operational.next = self.n_naks_operational.q.val();
         self.receives.next = self.n_receives.q.val();
+        self.rq_wait_cycles.next = self.n_rq_wait.q.val();
     }
 }
