@@ -518,3 +518,37 @@ fn refused_sends_get_the_models_answer_and_completion_and_write_nothing() {
     assert_eq!(b.dev.read("responder", "naks_operational").unwrap(), 2);
 }
 
+
+#[test]
+fn a_full_cq_drops_and_counts_cqes_until_software_returns_its_entries() {
+    let (world, mut a, mut b) = two_cards(LinkConfig::default());
+    let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
+    let src = a.alloc_buf(4096, 4096).unwrap();
+    let lmr = a.reg_mr(pa, src.iova, 4096, 0).unwrap();
+    let dst = b.alloc_buf(4096, 4096).unwrap();
+    let rmr = b.reg_mr(pb, dst.iova, 4096, access::REMOTE_WRITE).unwrap();
+    let (mut cqa, cqb) = (a.create_cq(4).unwrap(), b.create_cq(1).unwrap());
+    let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
+    let (mut qa, _qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, QpCaps { sq_entries: 16, rq_entries: 1 }, (0, 0)).unwrap();
+    let mut acks = 0;
+    let mut write = |a: &mut rnic_driver::sim_pair::Card, qa: &mut Qp, ids: std::ops::Range<u64>| {
+        for id in ids {
+            let wr = SendWr { wr_id: id, op: SendOp::Write, flags: 0, local_addr: src.iova, length: 64, lkey: lmr.key(), remote_addr: dst.iova, rkey: rmr.key(), imm: 0 };
+            a.post_send(qa, &wr).unwrap();
+            acks += 1;
+        }
+        let want = acks;
+        assert!(world.borrow_mut().run_until(100_000, |w| count(w, 1) == want));
+        world.borrow_mut().run_until(2_000, |_| false);
+    };
+    // Four completions fill the ring; polling them returns the entries (the doorbell).
+    write(&mut a, &mut qa, 0..4);
+    let ids = |wcs: Vec<rnic_driver::verbs::Wc>| wcs.iter().map(|w| w.wr_id).collect::<Vec<_>>();
+    assert_eq!(ids(a.poll_cq(&mut cqa, 16).unwrap()), [0, 1, 2, 3]);
+    // Four more fit the returned entries; the two after them find the ring full.
+    write(&mut a, &mut qa, 4..10);
+    assert_eq!(a.dev.read("completer", "cq_overflows").unwrap(), 2);
+    assert_eq!(a.dev.read("completer", "cqes").unwrap(), 8);
+    assert_eq!(ids(a.poll_cq(&mut cqa, 16).unwrap()), [4, 5, 6, 7], "nothing overwritten");
+    assert!(a.poll_cq(&mut cqa, 16).unwrap().is_empty(), "the dropped CQEs never appear");
+}

@@ -6,9 +6,9 @@
 //! Completion queues are rings of CQEs the card writes with a phase bit; `poll_cq` turns them
 //! into work completions (the card names a completion by its send- or receive-queue index,
 //! the driver fills in the wr_id, and for sends the opcode and length, from what it posted
-//! there) and frees the queue slots. `post_recv` posts receive buffers (one scatter element
-//! each) that SENDs and WRITEs with immediate consume. A CQ must be large enough for every
-//! completion its QPs can have outstanding (the card does not check for overflow).
+//! there), frees the queue slots and returns the CQ entries with the consumer-index doorbell. `post_recv` posts receive buffers (one scatter element
+//! each) that SENDs and WRITEs with immediate consume. A CQ the card finds full drops the CQE
+//! and counts it (`completer.cq_overflows`): size CQs for the completions outstanding.
 
 use crate::bus::{Bus, BusError};
 use crate::device::{Device, DeviceError};
@@ -420,6 +420,10 @@ impl<B: Bus> Context<B> {
             };
             out.push(wc);
             cq.ci = cq.ci.wrapping_add(1);
+        }
+        if !out.is_empty() {
+            // The entries are free again: the card may write over them.
+            self.dev.write("doorbell", "cq", doorbell(cq.cqn as u16, cq.ci as u16))?;
         }
         Ok(out)
     }

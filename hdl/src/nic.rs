@@ -36,11 +36,11 @@ use rust_hdl::prelude::*;
 
 /// Status indexes (`regs::registers(Access::Status)` order): the receive counters (accepted,
 /// one per drop reason, no_buffer), then frames sent, WQEs sent, WQEs refused, then the
-/// responder's twelve, then the completer's four.
+/// responder's twelve, then the completer's five.
 const RX_STATUS: usize = NUM_COUNTERS + 1;
 const RSP_STATUS: usize = RX_STATUS + 3;
 const CPL_STATUS: usize = RSP_STATUS + 12;
-const _: () = assert!(N_STATUS == CPL_STATUS + 4, "status registers: receive, transmit, responder, completer counters");
+const _: () = assert!(N_STATUS == CPL_STATUS + 5, "status registers: receive, transmit, responder, completer counters");
 
 /// Positions in `regs::registers(Access::Control)` and `(Access::Command)` the top wires by
 /// literal index (rust-hdl indexes arrays by literals only); a test checks them against the map.
@@ -51,7 +51,8 @@ pub const COMMAND_QP: usize = 0;
 pub const COMMAND_MR: usize = 1;
 pub const COMMAND_SQ_DOORBELL: usize = 2;
 pub const COMMAND_RQ_DOORBELL: usize = 3;
-pub const COMMAND_CQ: usize = 4;
+pub const COMMAND_CQ_DOORBELL: usize = 4;
+pub const COMMAND_CQ: usize = 5;
 pub const CONTROL_CQ: usize = CONTROL_MR + 6;
 
 crate::pack_word! { lsb_first Mac48: 48 { lo: 32, hi: 16 } }
@@ -206,7 +207,7 @@ crate::hdl_block! {
         one_owner: Constant<Bits<8>> = c::<8>(1),
         bit0: Constant<Bits<1>> = c::<1>(0),
         bit1: Constant<Bits<1>> = c::<1>(1),
-        cpl_ids: [Constant<Bits<8>>; 4] = std::array::from_fn(|i| c::<8>((CPL_STATUS + i) as u64)),
+        cpl_ids: [Constant<Bits<8>>; 5] = std::array::from_fn(|i| c::<8>((CPL_STATUS + i) as u64)),
         port_mac: Mac48,
         port_ipv4: Ipv4Wide,
         port_ipv6: Ipv6Word,
@@ -354,6 +355,9 @@ impl Logic for Nic {
         if self.csr.status_sel.val() == self.cpl_ids[3].val() {
             self.csr.status_value.next = self.cpl.unexpected.val();
         }
+        if self.csr.status_sel.val() == self.cpl_ids[4].val() {
+            self.csr.status_value.next = self.cpl.cq_overflows.val();
+        }
 
         // The requester: port addresses, QP staging and commits, doorbells.
         self.port_mac.lo.next = self.csr.control[1].val();
@@ -439,8 +443,10 @@ impl Logic for Nic {
         self.cpl.qp_commit.next = self.csr.command[0].val();
         self.cpl.qp_send_cq.next = self.csr.control[29].val();
         self.cpl.qp_recv_cq.next = self.csr.control[33].val();
-        self.cpl.cq_commit_valid.next = self.csr.command_valid[4].val();
-        self.cpl.cq_commit.next = self.csr.command[4].val();
+        self.cpl.cq_commit_valid.next = self.csr.command_valid[5].val();
+        self.cpl.cq_commit.next = self.csr.command[5].val();
+        self.cpl.cq_doorbell_valid.next = self.csr.command_valid[4].val();
+        self.cpl.cq_doorbell.next = self.csr.command[4].val();
         self.cpl.cq_base.next = self.cq_base.word.val();
         self.cpl.cq_log_size.next = self.csr.control[42].val();
         self.cpl.sent_valid.next = self.req.sent_valid.val();
@@ -806,6 +812,7 @@ mod tests {
         assert_eq!(Some(command[COMMAND_MR].0), addr("mr", "commit"));
         assert_eq!(Some(command[COMMAND_SQ_DOORBELL].0), addr("doorbell", "sq"));
         assert_eq!(Some(command[COMMAND_RQ_DOORBELL].0), addr("doorbell", "rq"));
+        assert_eq!(Some(command[COMMAND_CQ_DOORBELL].0), addr("doorbell", "cq"));
         assert_eq!(Some(command[COMMAND_CQ].0), addr("cq", "commit"));
         assert_eq!(registers(Access::Status)[RX_STATUS + 1].0, addr("tx_counters", "wqes").unwrap());
     }

@@ -260,11 +260,12 @@ pub const BLOCKS: &[Block] = &[
     Block {
         name: "doorbell",
         kind: TYPE_DOORBELL,
-        version: 2,
+        version: 3,
         base: 0x600,
         regs: &[
             reg("sq", 0x0C, Access::Command, 0, "desc::doorbell(qpn, new send queue producer index)"),
             reg("rq", 0x10, Access::Command, 0, "desc::doorbell(qpn, new receive queue producer index)"),
+            reg("cq", 0x14, Access::Command, 0, "desc::doorbell(cqn, new completion queue consumer index): entries before it are free"),
         ],
     },
     Block {
@@ -302,13 +303,14 @@ pub const BLOCKS: &[Block] = &[
     Block {
         name: "completer",
         kind: TYPE_COMPLETER,
-        version: 1,
+        version: 2,
         base: 0x900,
         regs: &[
             reg("acks", 0x0C, Access::Status, 0, "ACKs received for this card's requests"),
             reg("naks", 0x10, Access::Status, 0, "NAKs received (each completes its WQE in error)"),
             reg("cqes", 0x14, Access::Status, 0, "completion entries written"),
             reg("unexpected", 0x18, Access::Status, 0, "acknowledges for no outstanding WQE, or for an unusable QP: dropped"),
+            reg("cq_overflows", 0x1C, Access::Status, 0, "CQEs dropped: their CQ was full (a consumer doorbell frees entries)"),
         ],
     },
 ];

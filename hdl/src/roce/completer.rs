@@ -9,6 +9,11 @@
 //! (retransmission is not built yet). CQEs name the WQE by its send-queue index; the driver
 //! knows the rest. The reference is `rnic_spec::completer`.
 //!
+//! A CQE is written only while the ring has room: software returns entries with the CQ's
+//! consumer-index doorbell, and a CQE that would overwrite one not yet consumed is dropped and
+//! counted (`cq_overflows`: the CQ overflowed, a software error; the WQE still counts as
+//! completed, so later completions keep their order).
+//!
 //! Receive completions come from the responder whole (index, byte count, immediate, status)
 //! and go into the QP's receive CQ; acknowledges go first when both wait.
 
@@ -52,6 +57,9 @@ crate::hdl_block! {
         pub cq_commit: Signal<In, Bits<32>>,
         pub cq_base: Signal<In, Bits<64>>,
         pub cq_log_size: Signal<In, Bits<32>>,
+        /// `doorbell.cq`: a CQ's new consumer index.
+        pub cq_doorbell_valid: Signal<In, Bit>,
+        pub cq_doorbell: Signal<In, Bits<32>>,
         /// The requester sent a WQE (its last packet is out) on this QP.
         pub sent_valid: Signal<In, Bit>,
         pub sent_qp: Signal<In, Bits<QP_SLOT_BITS>>,
@@ -82,6 +90,7 @@ crate::hdl_block! {
         pub naks: Signal<Out, Bits<32>>,
         pub cqes: Signal<Out, Bits<32>>,
         pub unexpected: Signal<Out, Bits<32>>,
+        pub cq_overflows: Signal<Out, Bits<32>>,
 
         /// Per QP: WQEs sent (written on `sent`), completed / covered MSN / broken (the FSM).
         sent_ram: RAM<Bits<16>, QP_SLOT_BITS>,
@@ -92,6 +101,17 @@ crate::hdl_block! {
         rcq_of: RAM<Bits<CQ_SLOT_BITS>, QP_SLOT_BITS>,
         cq_ram: RAM<Bits<68>, CQ_SLOT_BITS>,
         pi_ram: RAM<Bits<16>, CQ_SLOT_BITS>,
+        /// Consumer indexes, written by `doorbell.cq`.
+        ci_ram: RAM<Bits<16>, CQ_SLOT_BITS>,
+        /// The previous cycle's doorbell (the RAM read in that cycle did not see it).
+        db_last: DFF<Bit>,
+        db_last_cq: DFF<Bits<CQ_SLOT_BITS>>,
+        db_last_ci: DFF<Bits<16>>,
+        ci: DFF<Bits<16>>,
+        cq_size: DFF<Bits<16>>,
+        n_overflows: DFF<Bits<32>>,
+        db_ok: Signal<Local, Bit>,
+        cq_drop: Signal<Local, Bit>,
         /// Sent events wait here for their read-modify-write of `sent_ram`.
         sent_q: RamFifo<5, 4, QP_SLOT_BITS, 1, 1>,
         sent_tail: DFF<Bits<5>>,
@@ -181,7 +201,7 @@ impl Logic for Completer {
     fn update(&mut self) {
         dff_setup!(
             self, clock, sent_tail, s_busy, s_qp, state, is_recv, r_len, r_imm, r_op, r_flags, ack_q, syn, msn, cqn, sent, d_idx, d_msn, broken, ring_base,
-            cq_mask, cq_log, pi, left, status, is_error, cmd_done, beat_done, n_acks, n_naks, n_cqes, n_unexpected
+            cq_mask, cq_log, pi, left, db_last, db_last_cq, db_last_ci, ci, cq_size, n_overflows, status, is_error, cmd_done, beat_done, n_acks, n_naks, n_cqes, n_unexpected
         );
         self.sent_ram.read_clock.next = self.clock.val();
         self.sent_ram.write_clock.next = self.clock.val();
@@ -197,6 +217,8 @@ impl Logic for Completer {
         self.cq_ram.write_clock.next = self.clock.val();
         self.pi_ram.read_clock.next = self.clock.val();
         self.pi_ram.write_clock.next = self.clock.val();
+        self.ci_ram.read_clock.next = self.clock.val();
+        self.ci_ram.write_clock.next = self.clock.val();
         self.sent_q.clock.next = self.clock.val();
 
         // Commits: a QP's counts restart; a CQ's ring is set and empty.
@@ -264,6 +286,18 @@ impl Logic for Completer {
             self.done_ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
             self.done_ram.write_data.next = self.done_commit.word.val();
         }
+        // Consumer doorbells (a CQ commit empties the ring; BAR writes come one at a time).
+        self.db_ok.next = self.cq_doorbell_valid.val() & (self.cq_doorbell.val().get_bits::<8>(24) == self.zero8.val());
+        self.ci_ram.write_enable.next = self.cq_commit_ok.val() | self.db_ok.val();
+        self.ci_ram.write_address.next = self.cq_doorbell.val().get_bits::<CQ_SLOT_BITS>(16);
+        self.ci_ram.write_data.next = self.cq_doorbell.val().get_bits::<16>(0);
+        if self.cq_commit_ok.val() {
+            self.ci_ram.write_address.next = self.cq_commit.val().get_bits::<CQ_SLOT_BITS>(0);
+            self.ci_ram.write_data.next = self.zero16.val();
+        }
+        self.db_last.d.next = self.db_ok.val();
+        self.db_last_cq.d.next = self.cq_doorbell.val().get_bits::<CQ_SLOT_BITS>(16);
+        self.db_last_ci.d.next = self.cq_doorbell.val().get_bits::<16>(0);
         self.pi_ram.write_enable.next = self.cq_commit_ok.val() | (self.state.q.val() == self.c_store.val());
         self.pi_ram.write_address.next = self.cqn.q.val();
         self.pi_ram.write_data.next = self.pi.q.val();
@@ -284,19 +318,25 @@ impl Logic for Completer {
         }
         self.cq_ram.read_address.next = self.cqn.q.val();
         self.pi_ram.read_address.next = self.cqn.q.val();
+        self.ci_ram.read_address.next = self.cqn.q.val();
         if self.state.q.val() == self.c_load.val() {
             self.cq_ram.read_address.next = self.cq_of.read_data.val();
             self.pi_ram.read_address.next = self.cq_of.read_data.val();
+            self.ci_ram.read_address.next = self.cq_of.read_data.val();
         }
         if self.state.q.val() == self.c_r_load.val() {
             self.cq_ram.read_address.next = self.rcq_of.read_data.val();
             self.pi_ram.read_address.next = self.rcq_of.read_data.val();
+            self.ci_ram.read_address.next = self.rcq_of.read_data.val();
         }
 
         // The CQE: its ring slot, and its bytes.
         self.cq_off.zero.next = self.zero5.val();
         self.cq_off.index.next = self.pi.q.val() & self.cq_mask.q.val();
-        self.wr_valid.next = (self.state.q.val() == self.c_cqe.val()) & !self.cmd_done.q.val();
+        // (The room check is spelled out in each use: see the requester on valid / ready.)
+        self.wr_valid.next = (self.state.q.val() == self.c_cqe.val())
+            & !self.cmd_done.q.val()
+            & ((self.pi.q.val() - self.ci.q.val()) != self.cq_size.q.val());
         self.wr_addr.next = self.ring_base.q.val() + self.cq_off.word.val();
         self.wd_valid.next = (self.state.q.val() == self.c_cqe.val()) & self.cmd_done.q.val() & !self.beat_done.q.val();
         // Phase: 1 on the ring's first pass, 0 on the second, and so on.
@@ -333,10 +373,16 @@ impl Logic for Completer {
         self.is_ack.next = self.syn.q.val().get_bits::<2>(5) == self.ack_class.val();
         self.is_nak.next = self.syn.q.val().get_bits::<2>(5) == self.nak_class.val();
         self.nak_code.next = self.syn.q.val().get_bits::<5>(0);
-        self.cmd_fire.next = self.wr_ready.val() & (self.state.q.val() == self.c_cqe.val()) & !self.cmd_done.q.val();
+        self.cmd_fire.next = self.wr_ready.val()
+            & (self.state.q.val() == self.c_cqe.val())
+            & !self.cmd_done.q.val()
+            & ((self.pi.q.val() - self.ci.q.val()) != self.cq_size.q.val());
+        self.cq_drop.next = (self.state.q.val() == self.c_cqe.val())
+            & !self.cmd_done.q.val()
+            & ((self.pi.q.val() - self.ci.q.val()) == self.cq_size.q.val());
         self.beat_fire.next =
             self.wd_ready.val() & (self.state.q.val() == self.c_cqe.val()) & self.cmd_done.q.val() & !self.beat_done.q.val();
-        self.cqe_done.next = (self.beat_done.q.val() | self.beat_fire.val()) & (self.cmd_done.q.val() | self.cmd_fire.val());
+        self.cqe_done.next = ((self.beat_done.q.val() | self.beat_fire.val()) & (self.cmd_done.q.val() | self.cmd_fire.val())) | self.cq_drop.val();
 
         if (self.state.q.val() == self.c_idle.val()) & self.ack_valid.val() {
             self.ack_q.d.next = self.ack_qp.val();
@@ -377,6 +423,11 @@ impl Logic for Completer {
             self.cq_log.d.next = self.cq_ram.read_data.val().get_bits::<4>(64);
             self.cq_mask.d.next = (self.one16.val() << self.cq_ram.read_data.val().get_bits::<4>(64)) - self.one16.val();
             self.pi.d.next = self.pi_ram.read_data.val();
+            self.ci.d.next = self.ci_ram.read_data.val();
+            if self.db_last.q.val() & (self.db_last_cq.q.val() == self.cqn.q.val()) {
+                self.ci.d.next = self.db_last_ci.q.val();
+            }
+            self.cq_size.d.next = self.one16.val() << self.cq_ram.read_data.val().get_bits::<4>(64);
             self.state.d.next = self.c_decide.val();
             if self.is_recv.q.val() {
                 self.state.d.next = self.c_cqe.val();
@@ -430,9 +481,13 @@ impl Logic for Completer {
             if self.cqe_done.val() {
                 self.cmd_done.d.next = false;
                 self.beat_done.d.next = false;
-                self.pi.d.next = self.pi.q.val() + self.one16.val();
+                if self.cq_drop.val() {
+                    self.n_overflows.d.next = self.n_overflows.q.val() + self.one32.val();
+                } else {
+                    self.pi.d.next = self.pi.q.val() + self.one16.val();
+                    self.n_cqes.d.next = self.n_cqes.q.val() + self.one32.val();
+                }
                 self.d_idx.d.next = self.d_idx.q.val() + self.one16.val();
-                self.n_cqes.d.next = self.n_cqes.q.val() + self.one32.val();
                 self.left.d.next = self.left.q.val() - self.one16.val();
                 if !self.is_error.q.val() {
                     self.d_msn.d.next = self.d_msn.q.val() + self.one24.val();
@@ -453,5 +508,15 @@ impl Logic for Completer {
         self.naks.next = self.n_naks.q.val();
         self.cqes.next = self.n_cqes.q.val();
         self.unexpected.next = self.n_unexpected.q.val();
+        self.cq_overflows.next = self.n_overflows.q.val();
+        // A consumer doorbell for the CQ being written (after its load) moves the room on.
+        if (self.state.q.val() != self.c_idle.val())
+            & (self.state.q.val() != self.c_load.val())
+            & (self.state.q.val() != self.c_r_load.val())
+            & self.db_ok.val()
+            & (self.cq_doorbell.val().get_bits::<CQ_SLOT_BITS>(16) == self.cqn.q.val())
+        {
+            self.ci.d.next = self.cq_doorbell.val().get_bits::<16>(0);
+        }
     }
 }
