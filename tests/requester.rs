@@ -61,12 +61,13 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
         .collect();
 
     // Random work requests, each QP's posted with one doorbell; a few are refused by the card's
-    // checks.
+    // checks, and every later one of that QP is flushed (the send queue is in error).
     let ops = [SendOp::Send, SendOp::SendImm, SendOp::Write, SendOp::WriteImm];
     let counts: Vec<usize> = qps.iter().map(|_| rng.gen_range(1..=6)).collect();
     let mut wqes: Vec<Vec<(SendWqe, bool)>> = vec![Vec::new(); qps.len()];
     let order: Vec<usize> = (0..qps.len()).collect();
     let mut refused = 0;
+    let mut flushed = 0;
     for (i, qp) in qps.iter_mut().enumerate() {
         let mut list = Vec::new();
         for k in 0..counts[i] {
@@ -88,8 +89,11 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
                 rkey: rng.gen(),
                 imm: rng.gen(),
             };
-            wqes[i].push((wr.wqe(), bad));
-            refused += bad as u32;
+            // Refused itself, or flushed behind a refused one.
+            let out = bad || wqes[i].iter().any(|w: &(SendWqe, bool)| w.1);
+            wqes[i].push((wr.wqe(), out));
+            refused += out as u32;
+            flushed += (out && !bad) as u32;
             list.push(wr);
         }
         a.post_send_list(qp, &list).unwrap();
@@ -101,16 +105,17 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
     for (i, qp) in qps.iter().enumerate() {
         let ctx = *qp.context();
         let mut psn = ctx.sq_psn;
-        for (wqe, bad) in &wqes[i] {
-            match ctx.request(a.port(), a.regions(), wqe, psn) {
-                Ok(packets) => {
-                    assert!(!bad);
-                    psn = rnic_spec::wire::psn::add(psn, packets.len() as u32);
-                    total += packets.len();
-                    expected.entry(ctx.dest_qpn).or_default().extend(packets);
-                }
-                Err(_) => assert!(bad, "only the corrupted WQEs are refused"),
+        for (wqe, out) in &wqes[i] {
+            let result = ctx.request(a.port(), a.regions(), wqe, psn);
+            if *out {
+                // The first WQE out is a corrupted one; the rest of the queue is flushed.
+                assert!(result.is_err(), "only the corrupted WQEs are refused");
+                break;
             }
+            let packets = result.expect("the model sends what the card sends");
+            psn = rnic_spec::wire::psn::add(psn, packets.len() as u32);
+            total += packets.len();
+            expected.entry(ctx.dest_qpn).or_default().extend(packets);
         }
     }
     let done = world.borrow_mut().run_until(3_000_000, |w| w.nics[1].delivered_count() == total && w.link_idle());
@@ -166,7 +171,8 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
     assert_eq!(starts, want_starts, "messages in round-robin order");
 
     assert_eq!(a.dev.read("tx_counters", "wqes").unwrap() as usize, wqes.iter().map(Vec::len).sum::<usize>() - refused as usize);
-    assert_eq!(a.dev.read("tx_counters", "wqe_errors").unwrap(), refused);
+    assert_eq!(a.dev.read("tx_counters", "wqe_errors").unwrap(), refused, "refused and flushed WQEs");
+    assert!(flushed > 0, "the seed flushes some WQEs behind a refused one");
     assert_eq!(b.dev.read("rx_counters", "accepted").unwrap() as usize, total);
     assert!(world.borrow().nics[0].dma_read.violations.is_empty());
 }

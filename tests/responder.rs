@@ -552,3 +552,57 @@ fn a_full_cq_drops_and_counts_cqes_until_software_returns_its_entries() {
     assert_eq!(ids(a.poll_cq(&mut cqa, 16).unwrap()), [4, 5, 6, 7], "nothing overwritten");
     assert!(a.poll_cq(&mut cqa, 16).unwrap().is_empty(), "the dropped CQEs never appear");
 }
+
+#[test]
+fn a_locally_refused_wqe_completes_in_error_in_order_and_flushes_the_rest() {
+    use rnic_spec::desc::CqStatus;
+    let (world, mut a, mut b) = two_cards(LinkConfig::default());
+    let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
+    let src = a.alloc_buf(4096, 4096).unwrap();
+    let lmr = a.reg_mr(pa, src.iova, 4096, 0).unwrap();
+    let dst = b.alloc_buf(4096, 4096).unwrap();
+    let rmr = b.reg_mr(pb, dst.iova, 4096, access::REMOTE_WRITE).unwrap();
+    let (mut cqa, cqb) = (a.create_cq(16).unwrap(), b.create_cq(1).unwrap());
+    let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
+    let caps = QpCaps { sq_entries: 8, rq_entries: 1 };
+    let (mut q1, _) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, caps, (0, 0)).unwrap();
+    let (mut q2, _) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, caps, (0, 0)).unwrap();
+    let wr = |id: u64, lkey: u32| SendWr {
+        wr_id: id,
+        op: SendOp::Write,
+        flags: 0,
+        local_addr: src.iova,
+        length: 2000,
+        lkey,
+        remote_addr: dst.iova,
+        rkey: rmr.key(),
+        imm: 0,
+    };
+    let stale = lmr.key() ^ 0x100;
+    // QP 1: a good WRITE, one with a stale lkey, two good ones behind it; QP 2 starts bad.
+    a.post_send_list(&mut q1, &[wr(10, lmr.key()), wr(11, stale), wr(12, lmr.key()), wr(13, lmr.key())]).unwrap();
+    a.post_send_list(&mut q2, &[wr(20, stale), wr(21, lmr.key())]).unwrap();
+    world.borrow_mut().run_until(50_000, |_| false);
+    assert_eq!(count(&world.borrow(), 0), 2, "only the first WRITE of QP 1 goes out (two packets)");
+    let wcs = a.poll_cq(&mut cqa, 16).unwrap();
+    let of = |q: &Qp| wcs.iter().filter(|w| w.qpn == q.qpn).map(|w| (w.wr_id, w.status)).collect::<Vec<_>>();
+    // The model, fed what happened: QP 1 sent one WQE, had three refused, got one ACK.
+    let mut m1 = rnic_spec::completer::SendCompletions::default();
+    m1.sent_one();
+    let mut want1: Vec<(u16, CqStatus)> = [CqStatus::LocalProtection, CqStatus::Flushed, CqStatus::Flushed].iter().flat_map(|s| m1.refused(*s)).collect();
+    want1.extend(m1.acknowledge(aeth::ACK, 1).unwrap());
+    let mut m2 = rnic_spec::completer::SendCompletions::default();
+    let want2: Vec<(u16, CqStatus)> = [CqStatus::LocalProtection, CqStatus::Flushed].iter().flat_map(|s| m2.refused(*s)).collect();
+    let ids = |base: u64, want: Vec<(u16, CqStatus)>| want.into_iter().map(|(i, st)| (base + i as u64, st)).collect::<Vec<_>>();
+    assert_eq!(of(&q1), ids(10, want1));
+    assert_eq!(of(&q1), [(10, CqStatus::Success), (11, CqStatus::LocalProtection), (12, CqStatus::Flushed), (13, CqStatus::Flushed)]);
+    assert_eq!(of(&q2), ids(20, want2));
+    assert_eq!(a.dev.read("tx_counters", "wqe_errors").unwrap(), 5, "two refused, three flushed");
+    assert_eq!(a.dev.read("completer", "unexpected").unwrap(), 0);
+    assert_eq!(a.dev.read("completer", "acks").unwrap(), 1, "local errors are not acknowledges");
+    // The queue stays in error: a later WQE is flushed too.
+    a.post_send(&mut q2, &wr(22, lmr.key())).unwrap();
+    world.borrow_mut().run_until(10_000, |_| false);
+    assert_eq!(a.poll_cq(&mut cqa, 16).unwrap().iter().map(|w| (w.wr_id, w.status)).collect::<Vec<_>>(), [(22, CqStatus::Flushed)]);
+    assert_eq!(count(&world.borrow(), 0), 2);
+}

@@ -451,6 +451,9 @@ impl Logic for Nic {
         self.cpl.cq_log_size.next = self.csr.control[42].val();
         self.cpl.sent_valid.next = self.req.sent_valid.val();
         self.cpl.sent_qp.next = self.req.sent_qp.val();
+        self.cpl.err_valid.next = self.req.err_valid.val();
+        self.req.err_ready.next = self.cpl.err_ready.val();
+        self.cpl.err_status.next = self.req.err_status.val();
         self.cpl.ack_valid.next = self.rsp.cpl_valid.val();
         self.rsp.cpl_ready.next = self.cpl.ack_ready.val();
         self.cpl.ack_qp.next = self.rsp.cpl_qp.val();

@@ -5,6 +5,10 @@
 //! completes the oldest outstanding WQE with that error and breaks the QP: later acknowledges
 //! complete nothing. Acknowledges covering more than was sent complete nothing either. PSN
 //! sequence NAKs and RNR NAKs complete nothing (they ask for retransmission).
+//!
+//! WQEs the requester refuses (a bad local key, ...) take their place in the order too: the
+//! first one's error, and `Flushed` for every WQE after it, complete as soon as every WQE
+//! before the first has completed; the QP is broken from then on.
 
 use crate::desc::CqStatus;
 use crate::responder::aeth;
@@ -20,6 +24,8 @@ pub struct SendCompletions {
     /// MSN covered so far.
     pub msn: u32,
     pub broken: bool,
+    /// The first refused WQE: its send-queue index and error.
+    pub first_error: Option<(u16, CqStatus)>,
 }
 
 impl SendCompletions {
@@ -27,10 +33,31 @@ impl SendCompletions {
         self.sent = self.sent.wrapping_add(1);
     }
 
+    /// The requester refused (or flushed) the next WQE: the completions that are due now.
+    pub fn refused(&mut self, status: CqStatus) -> Vec<(u16, CqStatus)> {
+        let index = self.sent;
+        self.sent = self.sent.wrapping_add(1);
+        self.first_error.get_or_insert((index, status));
+        self.due_errors()
+    }
+
+    /// Refused WQEs whose turn has come: every WQE before the first has completed.
+    fn due_errors(&mut self) -> Vec<(u16, CqStatus)> {
+        let Some((from, status)) = self.first_error else { return Vec::new() };
+        let mut out = Vec::new();
+        while self.done.wrapping_sub(from) < 0x8000 && self.done != self.sent {
+            out.push((self.done, if self.done == from { status } else { CqStatus::Flushed }));
+            self.done = self.done.wrapping_add(1);
+            self.broken = true;
+        }
+        out
+    }
+
     /// The completions (send-queue index, status) an acknowledge with `syndrome` and `msn`
     /// produces, or `None` if it is unexpected (counted, dropped).
     pub fn acknowledge(&mut self, syndrome: u8, msn: u32) -> Option<Vec<(u16, CqStatus)>> {
-        let outstanding = self.sent.wrapping_sub(self.done);
+        // Only WQEs before the first refused one went out: an ACK can cover no more.
+        let outstanding = self.first_error.map_or(self.sent, |(from, _)| from).wrapping_sub(self.done);
         match syndrome >> 5 & 3 {
             0 => {
                 let covered = psn::diff(msn, self.msn);
@@ -40,9 +67,10 @@ impl SendCompletions {
                 if self.broken || covered < 0 || covered > outstanding as i32 {
                     return None;
                 }
-                let out = (0..covered as u16).map(|k| (self.done.wrapping_add(k), CqStatus::Success)).collect();
+                let mut out: Vec<_> = (0..covered as u16).map(|k| (self.done.wrapping_add(k), CqStatus::Success)).collect();
                 self.done = self.done.wrapping_add(covered as u16);
                 self.msn = msn;
+                out.extend(self.due_errors());
                 Some(out)
             }
             3 if (syndrome == aeth::NAK_INVALID_REQUEST || syndrome == aeth::NAK_REMOTE_ACCESS) && !self.broken && outstanding > 0 => {
@@ -74,5 +102,18 @@ mod tests {
         assert_eq!(c.acknowledge(aeth::NAK_REMOTE_ACCESS, 2), Some(vec![(2, CqStatus::RemoteAccess)]));
         c.sent_one();
         assert_eq!(c.acknowledge(aeth::ACK, 3), None, "the queue is broken");
+    }
+
+    #[test]
+    fn refused_wqes_complete_in_order_after_the_ones_sent_before() {
+        let mut c = SendCompletions::default();
+        c.sent_one();
+        assert_eq!(c.refused(CqStatus::LocalProtection), vec![], "WQE 0 is still outstanding");
+        assert_eq!(c.refused(CqStatus::Flushed), vec![]);
+        assert_eq!(c.acknowledge(aeth::ACK, 2), None, "an ACK cannot cover refused WQEs");
+        let all = vec![(0, CqStatus::Success), (1, CqStatus::LocalProtection), (2, CqStatus::Flushed)];
+        assert_eq!(c.acknowledge(aeth::ACK, 1), Some(all));
+        assert_eq!(c.refused(CqStatus::LocalLength), vec![(3, CqStatus::Flushed)], "after the first error all are flushed");
+        assert!(c.broken);
     }
 }

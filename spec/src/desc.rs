@@ -91,8 +91,11 @@ pub struct RecvWqe {
 #[repr(u8)]
 pub enum CqStatus {
     Success = 0,
-    /// The local buffer is shorter than the data (receive) or outside its region.
+    /// The local buffer is shorter than the data (receive), or a send is longer than a message.
     LocalLength = 1,
+    /// The work request cannot be carried out: an opcode the card does not perform, or its
+    /// WQE could not be read.
+    LocalQpOperation = 2,
     /// The lkey is unknown, of another PD, or lacks the access.
     LocalProtection = 4,
     /// The responder refused the remote key, range or access (NAK remote access error).
@@ -108,7 +111,7 @@ pub enum CqStatus {
 impl CqStatus {
     pub fn from_code(c: u8) -> Option<CqStatus> {
         use CqStatus::*;
-        [Success, LocalLength, LocalProtection, RemoteAccess, RemoteInvalidRequest, RetryExceeded, Flushed]
+        [Success, LocalLength, LocalQpOperation, LocalProtection, RemoteAccess, RemoteInvalidRequest, RetryExceeded, Flushed]
             .into_iter()
             .find(|s| *s as u8 == c)
     }

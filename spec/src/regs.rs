@@ -204,7 +204,7 @@ pub const BLOCKS: &[Block] = &[
         regs: &[
             reg("frames", 0x0C, Access::Status, 0, "frames handed to the MAC"),
             reg("wqes", 0x10, Access::Status, 0, "send WQEs the requester has sent"),
-            reg("wqe_errors", 0x14, Access::Status, 0, "send WQEs refused: local key, bounds, opcode or length"),
+            reg("wqe_errors", 0x14, Access::Status, 0, "send WQEs refused (local key, bounds, opcode or length) or flushed behind a refused one"),
         ],
     },
     Block {

@@ -9,6 +9,10 @@
 //! (retransmission is not built yet). CQEs name the WQE by its send-queue index; the driver
 //! knows the rest. The reference is `rnic_spec::completer`.
 //!
+//! WQEs the requester refused or flushed are reported in order with the sent ones: the first
+//! error is recorded for the QP, and once every WQE before it has completed, it and every WQE
+//! after it complete with their error (the first) or `Flushed` (the rest), in order.
+//!
 //! A CQE is written only while the ring has room: software returns entries with the CQ's
 //! consumer-index doorbell, and a CQE that would overwrite one not yet consumed is dropped and
 //! counted (`cq_overflows`: the CQ overflowed, a software error; the WQE still counts as
@@ -31,7 +35,11 @@ pack_word! {
         wqe_index: 16, pad1: 40, owner: 8,
     }
 }
-pack_word! { lsb_first DoneWord: 41 { idx: 16, msn: 24, broken: 1 } }
+pack_word! {
+    /// A QP's completion state: next index to complete, MSN covered, broken by a NAK, and the
+    /// first local error (its index and status).
+    lsb_first DoneWord: 66 { idx: 16, msn: 24, broken: 1, e_valid: 1, e_from: 16, e_status: 8 }
+}
 pack_word! { lsb_first CqWord: 68 { base: 64, log: 4 } }
 pack_word! { lsb_first CqOffset: 64 { zero: 5, index: 16 } }
 pack_word! { lsb_first Owner8: 8 { flag: 1 } }
@@ -43,6 +51,7 @@ const C_DECIDE: u64 = 3;
 const C_CQE: u64 = 4;
 const C_STORE: u64 = 5;
 const C_R_LOAD: u64 = 6;
+const C_ERRS: u64 = 7;
 
 crate::hdl_block! {
     pub struct Completer {
@@ -63,6 +72,10 @@ crate::hdl_block! {
         /// The requester sent a WQE (its last packet is out) on this QP.
         pub sent_valid: Signal<In, Bit>,
         pub sent_qp: Signal<In, Bits<QP_SLOT_BITS>>,
+        /// The requester refused or flushed a WQE of `sent_qp` (taken when `err_ready`).
+        pub err_valid: Signal<In, Bit>,
+        pub err_ready: Signal<Out, Bit>,
+        pub err_status: Signal<In, Bits<8>>,
         /// Acknowledges from the responder's path.
         pub ack_valid: Signal<In, Bit>,
         pub ack_ready: Signal<Out, Bit>,
@@ -96,7 +109,24 @@ crate::hdl_block! {
         sent_ram: RAM<Bits<16>, QP_SLOT_BITS>,
         /// The same counts, read by the FSM (a RAM has one read port).
         sent_copy: RAM<Bits<16>, QP_SLOT_BITS>,
-        done_ram: RAM<Bits<41>, QP_SLOT_BITS>,
+        done_ram: RAM<Bits<66>, QP_SLOT_BITS>,
+        /// Refused WQEs for the FSM: QP, send-queue index, status.
+        local_q: RamFifo<6, 5, QP_SLOT_BITS, 16, 8>,
+        local_tail: DFF<Bits<6>>,
+        s_status: DFF<Bits<8>>,
+        is_local: DFF<Bit>,
+        l_idx: DFF<Bits<16>>,
+        l_status: DFF<Bits<8>>,
+        e_valid: DFF<Bit>,
+        e_from: DFF<Bits<16>>,
+        e_status: DFF<Bits<8>>,
+        c_errs: Constant<Bits<3>> = c::<3>(C_ERRS),
+        one6: Constant<Bits<6>> = c::<6>(1),
+        depth6: Constant<Bits<6>> = c::<6>(32),
+        half16: Constant<Bits<16>> = c::<16>(0x8000),
+        st_flushed: Constant<Bits<8>> = c::<8>(CqStatus::Flushed as u64),
+        err_take: Signal<Local, Bit>,
+        errs_left: Signal<Local, Bit>,
         cq_of: RAM<Bits<CQ_SLOT_BITS>, QP_SLOT_BITS>,
         rcq_of: RAM<Bits<CQ_SLOT_BITS>, QP_SLOT_BITS>,
         cq_ram: RAM<Bits<68>, CQ_SLOT_BITS>,
@@ -200,7 +230,7 @@ impl Logic for Completer {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, sent_tail, s_busy, s_qp, state, is_recv, r_len, r_imm, r_op, r_flags, ack_q, syn, msn, cqn, sent, d_idx, d_msn, broken, ring_base,
+            self, clock, sent_tail, s_busy, s_qp, local_tail, s_status, is_local, l_idx, l_status, e_valid, e_from, e_status, state, is_recv, r_len, r_imm, r_op, r_flags, ack_q, syn, msn, cqn, sent, d_idx, d_msn, broken, ring_base,
             cq_mask, cq_log, pi, left, db_last, db_last_cq, db_last_ci, ci, cq_size, n_overflows, status, is_error, cmd_done, beat_done, n_acks, n_naks, n_cqes, n_unexpected
         );
         self.sent_ram.read_clock.next = self.clock.val();
@@ -220,6 +250,7 @@ impl Logic for Completer {
         self.ci_ram.read_clock.next = self.clock.val();
         self.ci_ram.write_clock.next = self.clock.val();
         self.sent_q.clock.next = self.clock.val();
+        self.local_q.clock.next = self.clock.val();
 
         // Commits: a QP's counts restart; a CQ's ring is set and empty.
         self.commit_ok.next = self.qp_commit_valid.val() & (self.qp_commit.val().get_bits::<24>(8) == self.zero24.val());
@@ -254,6 +285,34 @@ impl Logic for Completer {
         if !self.s_busy.q.val() & !self.commit_ok.val() & self.sent_q.out_valid.val() {
             self.s_busy.d.next = true;
             self.s_qp.d.next = self.sent_q.out_a.val();
+            self.s_status.d.next = self.zero8.val();
+        }
+        // A refused WQE is counted the same way once every sent event before it is, and goes
+        // on to the FSM with its index (the count before it); the requester waits till then.
+        // (Its sent events come from another state of its FSM, never in the same cycle.)
+        // (Spelled from registers in both uses: see the requester on valid / ready.)
+        self.err_ready.next = !self.s_busy.q.val()
+            & (self.sent_tail.q.val() == self.sent_q.head.val())
+            & ((self.local_tail.q.val() - self.local_q.head.val()) != self.depth6.val());
+        self.err_take.next = self.err_valid.val()
+            & !self.s_busy.q.val()
+            & (self.sent_tail.q.val() == self.sent_q.head.val())
+            & ((self.local_tail.q.val() - self.local_q.head.val()) != self.depth6.val())
+            & !self.commit_ok.val();
+        if self.err_take.val() {
+            self.s_busy.d.next = true;
+            self.s_qp.d.next = self.sent_qp.val();
+            self.s_status.d.next = self.err_status.val();
+            self.sent_ram.read_address.next = self.sent_qp.val();
+        }
+        self.local_q.wr_en.next = self.s_busy.q.val() & !self.commit_ok.val() & (self.s_status.q.val() != self.zero8.val());
+        self.local_q.wr_addr.next = self.local_tail.q.val().get_bits::<5>(0);
+        self.local_q.wr_a.next = self.s_qp.q.val();
+        self.local_q.wr_b.next = self.sent_ram.read_data.val();
+        self.local_q.wr_c.next = self.s_status.q.val();
+        self.local_q.tail.next = self.local_tail.q.val();
+        if self.local_q.wr_en.val() {
+            self.local_tail.d.next = self.local_tail.q.val() + self.one6.val();
         }
         self.sent_ram.write_enable.next = self.commit_ok.val() | (self.s_busy.q.val() & !self.commit_ok.val());
         self.sent_ram.write_address.next = self.s_qp.q.val();
@@ -273,6 +332,15 @@ impl Logic for Completer {
         self.done_commit.idx.next = self.zero16.val();
         self.done_commit.msn.next = self.zero24.val();
         self.done_commit.broken.next = self.zero1.val();
+        self.done_commit.e_valid.next = self.zero1.val();
+        self.done_commit.e_from.next = self.zero16.val();
+        self.done_commit.e_status.next = self.zero8.val();
+        self.done_back.e_valid.next = self.zero1.val();
+        if self.e_valid.q.val() {
+            self.done_back.e_valid.next = self.one1.val();
+        }
+        self.done_back.e_from.next = self.e_from.q.val();
+        self.done_back.e_status.next = self.e_status.q.val();
         self.done_back.idx.next = self.d_idx.q.val();
         self.done_back.msn.next = self.d_msn.q.val();
         self.done_back.broken.next = self.zero1.val();
@@ -315,6 +383,11 @@ impl Logic for Completer {
             self.done_ram.read_address.next = self.ack_qp.val();
             self.cq_of.read_address.next = self.ack_qp.val();
             self.sent_copy.read_address.next = self.ack_qp.val();
+            if !self.ack_valid.val() {
+                self.done_ram.read_address.next = self.local_q.out_a.val();
+                self.cq_of.read_address.next = self.local_q.out_a.val();
+                self.sent_copy.read_address.next = self.local_q.out_a.val();
+            }
         }
         self.cq_ram.read_address.next = self.cqn.q.val();
         self.pi_ram.read_address.next = self.cqn.q.val();
@@ -369,7 +442,11 @@ impl Logic for Completer {
         self.ack_ready.next = self.state.q.val() == self.c_idle.val();
         self.rc_ready.next = (self.state.q.val() == self.c_idle.val()) & !self.ack_valid.val();
         self.covered.next = self.msn.q.val() - self.d_msn.q.val();
+        // Only WQEs before the first refused one were sent: acknowledges can cover no more.
         self.outstanding.next = self.sent.q.val() - self.d_idx.q.val();
+        if self.e_valid.q.val() {
+            self.outstanding.next = self.e_from.q.val() - self.d_idx.q.val();
+        }
         self.is_ack.next = self.syn.q.val().get_bits::<2>(5) == self.ack_class.val();
         self.is_nak.next = self.syn.q.val().get_bits::<2>(5) == self.nak_class.val();
         self.nak_code.next = self.syn.q.val().get_bits::<5>(0);
@@ -385,6 +462,7 @@ impl Logic for Completer {
         self.cqe_done.next = ((self.beat_done.q.val() | self.beat_fire.val()) & (self.cmd_done.q.val() | self.cmd_fire.val())) | self.cq_drop.val();
 
         if (self.state.q.val() == self.c_idle.val()) & self.ack_valid.val() {
+            self.is_local.d.next = false;
             self.ack_q.d.next = self.ack_qp.val();
             self.syn.d.next = self.ack_syndrome.val();
             self.msn.d.next = self.ack_msn.val();
@@ -392,6 +470,7 @@ impl Logic for Completer {
             self.state.d.next = self.c_load.val();
         }
         if (self.state.q.val() == self.c_idle.val()) & !self.ack_valid.val() & self.rc_valid.val() {
+            self.is_local.d.next = false;
             self.ack_q.d.next = self.rc_qp.val();
             self.is_recv.d.next = true;
             self.d_idx.d.next = self.rc_index.val();
@@ -406,6 +485,15 @@ impl Logic for Completer {
             self.beat_done.d.next = false;
             self.state.d.next = self.c_r_load.val();
         }
+        self.local_q.out_ready.next = (self.state.q.val() == self.c_idle.val()) & !self.ack_valid.val() & !self.rc_valid.val();
+        if (self.state.q.val() == self.c_idle.val()) & !self.ack_valid.val() & !self.rc_valid.val() & self.local_q.out_valid.val() {
+            self.ack_q.d.next = self.local_q.out_a.val();
+            self.l_idx.d.next = self.local_q.out_b.val();
+            self.l_status.d.next = self.local_q.out_c.val();
+            self.is_local.d.next = true;
+            self.is_recv.d.next = false;
+            self.state.d.next = self.c_load.val();
+        }
         if self.state.q.val() == self.c_r_load.val() {
             self.cqn.d.next = self.rcq_of.read_data.val();
             self.state.d.next = self.c_load_cq.val();
@@ -414,6 +502,9 @@ impl Logic for Completer {
             self.d_idx.d.next = self.done_ram.read_data.val().get_bits::<16>(0);
             self.d_msn.d.next = self.done_ram.read_data.val().get_bits::<24>(16);
             self.broken.d.next = self.done_ram.read_data.val().get_bit(40);
+            self.e_valid.d.next = self.done_ram.read_data.val().get_bit(41);
+            self.e_from.d.next = self.done_ram.read_data.val().get_bits::<16>(42);
+            self.e_status.d.next = self.done_ram.read_data.val().get_bits::<8>(58);
             self.cqn.d.next = self.cq_of.read_data.val();
             self.sent.d.next = self.sent_copy.read_data.val();
             self.state.d.next = self.c_load_cq.val();
@@ -437,7 +528,15 @@ impl Logic for Completer {
             self.state.d.next = self.c_idle.val();
             self.cmd_done.d.next = false;
             self.beat_done.d.next = false;
-            if self.is_ack.val() {
+            if self.is_local.q.val() {
+                if !self.e_valid.q.val() {
+                    self.e_valid.d.next = true;
+                    self.e_from.d.next = self.l_idx.q.val();
+                    self.e_status.d.next = self.l_status.q.val();
+                }
+                self.state.d.next = self.c_errs.val();
+            }
+            if self.is_ack.val() & !self.is_local.q.val() {
                 self.n_acks.d.next = self.n_acks.q.val() + self.one32.val();
                 // The WQEs the MSN now covers: none (a repeated ACK), or up to what was sent.
                 if (self.covered.val() != self.zero24.val()) & (self.covered.val() < self.half24.val()) {
@@ -455,7 +554,7 @@ impl Logic for Completer {
                     self.state.d.next = self.c_idle.val();
                 }
             }
-            if self.is_nak.val() {
+            if self.is_nak.val() & !self.is_local.q.val() {
                 self.n_naks.d.next = self.n_naks.q.val() + self.one32.val();
                 if ((self.nak_code.val() == self.nak_invalid.val()) | (self.nak_code.val() == self.nak_access.val()))
                     & !self.broken.q.val()
@@ -496,8 +595,27 @@ impl Logic for Completer {
                     self.broken.d.next = true;
                 }
                 if self.left.q.val() == self.one16.val() {
-                    self.state.d.next = self.c_store.val();
+                    self.state.d.next = self.c_errs.val();
                 }
+            }
+        }
+        // Refused WQEs whose turn has come: the first with its error, the rest flushed.
+        self.errs_left.next = self.e_valid.q.val()
+            & !self.is_recv.q.val()
+            & ((self.d_idx.q.val() - self.e_from.q.val()) < self.half16.val())
+            & (self.d_idx.q.val() != self.sent.q.val());
+        if self.state.q.val() == self.c_errs.val() {
+            self.state.d.next = self.c_store.val();
+            if self.errs_left.val() {
+                self.left.d.next = self.one16.val();
+                self.is_error.d.next = true;
+                self.status.d.next = self.st_flushed.val();
+                if self.d_idx.q.val() == self.e_from.q.val() {
+                    self.status.d.next = self.e_status.q.val();
+                }
+                self.cmd_done.d.next = false;
+                self.beat_done.d.next = false;
+                self.state.d.next = self.c_cqe.val();
             }
         }
         if (self.state.q.val() == self.c_store.val()) & !self.commit_ok.val() & !self.cq_commit_ok.val() {

@@ -20,8 +20,10 @@
 //! their own FIFO, so the read latency overlaps the packets before.
 //!
 //! A WQE that is refused (unknown opcode, too long, local key / bounds / PD check failed, DMA
-//! error reading it) sends nothing, is counted in `wqe_errors` and consumed. Software commits a
-//! QP's context only while its send queue is idle.
+//! error reading it) sends nothing, is counted in `wqe_errors`, consumed and reported to the
+//! completer with its error; the QP's send queue is then in error (IBTA: a local error moves
+//! the QP to Error), so every later WQE is flushed: consumed, sent nothing, reported with
+//! `Flushed`. Software commits a QP's context only while its send queue is idle.
 
 use crate::pack_word;
 use crate::ram_fifo::RamFifo;
@@ -39,7 +41,7 @@ const DESC_PTR: usize = 5;
 const DESC_ADDR: usize = 4;
 const READY_PTR: usize = QP_SLOT_BITS + 1;
 
-pack_word! { lsb_first SqStateWord: 40 { ci: 16, psn: 24 } }
+pack_word! { lsb_first SqStateWord: 41 { ci: 16, psn: 24, broken: 1 } }
 pack_word! { lsb_first WqeOffset: 64 { zero: 6, index: 16 } }
 pack_word! { lsb_first BatchBytes: 16 { zero: 6, count: 3 } }
 pack_word! {
@@ -71,6 +73,7 @@ const S_PKT: u64 = 7;
 const S_WRITEBACK: u64 = 8;
 const S_REQUEUE: u64 = 9;
 const S_NEXT: u64 = 10;
+const S_REPORT: u64 = 11;
 /// Positions a batch shifts down by (rust-hdl loops take a plain constant bound).
 const WQE_SHIFT: usize = WQE_BATCH - 1;
 
@@ -138,12 +141,23 @@ crate::hdl_block! {
         /// A WQE's last packet was handed on (for the completer), on QP `sent_qp`.
         pub sent_valid: Signal<Out, Bit>,
         pub sent_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
+        /// A WQE of QP `sent_qp` was refused or flushed (`err_status`: a `CqStatus`); the FSM
+        /// waits for the completer to take it.
+        pub err_valid: Signal<Out, Bit>,
+        pub err_ready: Signal<In, Bit>,
+        pub err_status: Signal<Out, Bits<8>>,
         /// WQEs sent, WQEs refused.
         pub wqes: Signal<Out, Bits<32>>,
         pub wqe_errors: Signal<Out, Bits<32>>,
 
         ctx_table: QpTable,
-        st_ram: RAM<Bits<40>, QP_SLOT_BITS>,
+        st_ram: RAM<Bits<41>, QP_SLOT_BITS>,
+        /// The QP's send queue is in error: its WQEs are flushed.
+        broken: DFF<Bit>,
+        st_protection: Constant<Bits<8>> = c::<8>(rnic_spec::desc::CqStatus::LocalProtection as u64),
+        st_length: Constant<Bits<8>> = c::<8>(rnic_spec::desc::CqStatus::LocalLength as u64),
+        st_operation: Constant<Bits<8>> = c::<8>(rnic_spec::desc::CqStatus::LocalQpOperation as u64),
+        st_flushed: Constant<Bits<8>> = c::<8>(rnic_spec::desc::CqStatus::Flushed as u64),
         pi_ram: RAM<Bits<16>, QP_SLOT_BITS>,
         ready: RamFifo<READY_PTR, QP_SLOT_BITS, QP_SLOT_BITS, 1, 1>,
         descs: RamFifo<DESC_PTR, DESC_ADDR, 493, 1, 1>,
@@ -160,6 +174,8 @@ crate::hdl_block! {
         s_wqe_wait: Constant<Bits<4>> = c::<4>(S_WQE_WAIT),
         s_mr: Constant<Bits<4>> = c::<4>(S_MR),
         s_mr_wait: Constant<Bits<4>> = c::<4>(S_MR_WAIT),
+        s_report: Constant<Bits<4>> = c::<4>(S_REPORT),
+        rep_status: DFF<Bits<8>>,
         s_pkt: Constant<Bits<4>> = c::<4>(S_PKT),
         s_writeback: Constant<Bits<4>> = c::<4>(S_WRITEBACK),
         s_requeue: Constant<Bits<4>> = c::<4>(S_REQUEUE),
@@ -331,7 +347,7 @@ impl Logic for Requester {
             self, clock, active, ready_tail, desc_tail, state, cur, saw_db, c_state, c_dest_qpn, c_mac, c_flags,
             c_vlan_tci, c_traffic, c_flow_label, c_udp_sport, c_ip, c_pkey, c_pmtu, c_base, c_mask, c_pd, ci, pi,
             psn, w_op, w_flags, w_imm, w_laddr, w_len, w_lkey, w_raddr, w_rkey, w_error, left, addr, first, d_done,
-            c_done, pl_out, r_valid, r_addr, r_len, wqe_count, error_count, batch, got, batch_err
+            c_done, pl_out, r_valid, r_addr, r_len, wqe_count, error_count, batch, got, batch_err, broken, rep_status
         );
         for i in 0..WQE_BATCH {
             self.wq[i].clock.next = self.clock.val();
@@ -356,6 +372,11 @@ impl Logic for Requester {
         self.st_commit.psn.next = self.qp_stage[15].val().get_bits::<24>(0);
         self.st_back.ci.next = self.ci.q.val();
         self.st_back.psn.next = self.psn.q.val();
+        self.st_commit.broken.next = self.zero1.val();
+        self.st_back.broken.next = self.zero1.val();
+        if self.broken.q.val() {
+            self.st_back.broken.next = self.one1.val();
+        }
         self.st_ram.write_enable.next = self.commit_ok.val() | (self.state.q.val() == self.s_writeback.val());
         self.st_ram.write_address.next = self.cur.q.val();
         self.st_ram.write_data.next = self.st_back.word.val();
@@ -532,6 +553,8 @@ impl Logic for Requester {
         self.wqe_done.next = false;
         self.sent_valid.next = false;
         self.sent_qp.next = self.cur.q.val();
+        self.err_valid.next = self.state.q.val() == self.s_report.val();
+        self.err_status.next = self.rep_status.q.val();
         self.saw_db.d.next = self.saw_db.q.val() | self.db_hit.val();
         self.has_work.next = (self.c_state.q.val() == self.rts.val()) & (self.ci.q.val() != self.pi.q.val());
         // A batch: what is waiting, at most WQE_BATCH, not past the ring's end (one read).
@@ -547,7 +570,8 @@ impl Logic for Requester {
         self.bad.next = (self.mr_res_error.val() != self.zero3.val())
             | self.w_error.q.val()
             | (self.w_op.q.val() >= self.four8.val())
-            | (self.w_len.q.val() > self.max_message.val());
+            | (self.w_len.q.val() > self.max_message.val())
+            | self.broken.q.val();
         self.step.next = (self.d_done.q.val() | self.push.val()) & (self.c_done.q.val() | !self.need_cmd.val() | self.load_pl.val());
         if (self.state.q.val() == self.s_pop.val()) & self.ready.out_valid.val() {
             self.cur.d.next = self.ready.out_a.val();
@@ -572,6 +596,7 @@ impl Logic for Requester {
             self.c_pd.d.next = self.qp_word.val().get_bits::<16>(self.o_pd.val().index());
             self.ci.d.next = self.st_ram.read_data.val().get_bits::<16>(0);
             self.psn.d.next = self.st_ram.read_data.val().get_bits::<24>(16);
+            self.broken.d.next = self.st_ram.read_data.val().get_bit(40);
             self.pi.d.next = self.pi_ram.read_data.val();
             self.state.d.next = self.s_check.val();
         }
@@ -622,8 +647,20 @@ impl Logic for Requester {
         }
         if (self.state.q.val() == self.s_mr_wait.val()) & self.mr_res_valid.val() {
             if self.bad.val() {
+                // Reported in order with the sent WQEs; the first error breaks the queue.
                 self.error_count.d.next = self.error_count.q.val() + self.one32.val();
-                self.wqe_done.next = true;
+                self.broken.d.next = true;
+                self.state.d.next = self.s_report.val();
+                self.rep_status.d.next = self.st_protection.val();
+                if self.w_len.q.val() > self.max_message.val() {
+                    self.rep_status.d.next = self.st_length.val();
+                }
+                if self.w_error.q.val() | (self.w_op.q.val() >= self.four8.val()) {
+                    self.rep_status.d.next = self.st_operation.val();
+                }
+                if self.broken.q.val() {
+                    self.rep_status.d.next = self.st_flushed.val();
+                }
             } else {
                 self.left.d.next = self.w_len.q.val();
                 self.addr.d.next = self.w_laddr.q.val();
@@ -650,6 +687,9 @@ impl Logic for Requester {
                 self.d_done.d.next = self.d_done.q.val() | self.push.val();
                 self.c_done.d.next = self.c_done.q.val() | self.load_pl.val();
             }
+        }
+        if (self.state.q.val() == self.s_report.val()) & self.err_ready.val() {
+            self.wqe_done.next = true;
         }
         // A WQE is done: the next of the batch, or the QP's turn ends.
         if self.wqe_done.val() {
