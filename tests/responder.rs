@@ -518,7 +518,6 @@ fn refused_sends_get_the_models_answer_and_completion_and_write_nothing() {
     assert_eq!(b.dev.read("responder", "naks_operational").unwrap(), 2);
 }
 
-
 #[test]
 fn a_full_cq_drops_and_counts_cqes_until_software_returns_its_entries() {
     let (world, mut a, mut b) = two_cards(LinkConfig::default());

@@ -263,11 +263,12 @@ impl PortAddress {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::regs;
 
-    fn ctx() -> QpContext {
+    /// An RTS QP over IPv4 with PMTU 1024 in PD 1 (other models' tests start from it too).
+    pub(crate) fn ctx() -> QpContext {
         QpContext {
             state: qp_state::RTS,
             dest_qpn: 0x12,

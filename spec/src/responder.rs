@@ -272,33 +272,7 @@ impl Response {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qp::RemoteIp;
-
-    fn ctx() -> QpContext {
-        QpContext {
-            state: qp_state::RTS,
-            dest_qpn: 0x12,
-            dest_mac: [2, 0, 0, 0, 0, 1],
-            remote_ip: RemoteIp::V4([192, 0, 2, 1]),
-            vlan: None,
-            dscp: 0,
-            ecn: 0,
-            ttl: 64,
-            flow_label: 0,
-            udp_src_port: 0xC000,
-            pkey: 0xFFFF,
-            pmtu_log2: 10,
-            sq_psn: 0,
-            sq_base: 0,
-            sq_log_size: 0,
-            pd: 1,
-            rq_psn: 0,
-            send_cq: 0,
-            rq_base: 0,
-            rq_log_size: 0,
-            recv_cq: 0,
-        }
-    }
+    use crate::qp::tests::ctx;
 
     fn pkt(opcode: u8, psn: u32, len: usize, imm: u32, reth: Reth) -> RocePacket {
         let port = PortAddress { mac: [2, 0, 0, 0, 0, 2], ipv4: [192, 0, 2, 2], ipv6: [0; 16] };
