@@ -41,6 +41,10 @@ pack_word! {
     lsb_first DoneWord: 66 { idx: 16, msn: 24, broken: 1, e_valid: 1, e_from: 16, e_status: 8 }
 }
 pack_word! { lsb_first CqWord: 68 { base: 64, log: 4 } }
+pack_word! {
+    /// A QP's completion queues: send and receive.
+    lsb_first QpCqs: 16 { send: 8, recv: 8 }
+}
 pack_word! { lsb_first CqOffset: 64 { zero: 5, index: 16 } }
 pack_word! { lsb_first Owner8: 8 { flag: 1 } }
 
@@ -127,8 +131,8 @@ crate::hdl_block! {
         st_flushed: Constant<Bits<8>> = c::<8>(CqStatus::Flushed as u64),
         err_take: Signal<Local, Bit>,
         errs_left: Signal<Local, Bit>,
-        cq_of: RAM<Bits<CQ_SLOT_BITS>, QP_SLOT_BITS>,
-        rcq_of: RAM<Bits<CQ_SLOT_BITS>, QP_SLOT_BITS>,
+        cq_of: RAM<Bits<16>, QP_SLOT_BITS>,
+        qp_cqs: QpCqs,
         cq_ram: RAM<Bits<68>, CQ_SLOT_BITS>,
         pi_ram: RAM<Bits<16>, CQ_SLOT_BITS>,
         /// Consumer indexes, written by `doorbell.cq`.
@@ -241,8 +245,6 @@ impl Logic for Completer {
         self.done_ram.write_clock.next = self.clock.val();
         self.cq_of.read_clock.next = self.clock.val();
         self.cq_of.write_clock.next = self.clock.val();
-        self.rcq_of.read_clock.next = self.clock.val();
-        self.rcq_of.write_clock.next = self.clock.val();
         self.cq_ram.read_clock.next = self.clock.val();
         self.cq_ram.write_clock.next = self.clock.val();
         self.pi_ram.read_clock.next = self.clock.val();
@@ -257,10 +259,9 @@ impl Logic for Completer {
         self.cq_commit_ok.next = self.cq_commit_valid.val() & (self.cq_commit.val().get_bits::<24>(8) == self.zero24.val());
         self.cq_of.write_enable.next = self.commit_ok.val();
         self.cq_of.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
-        self.cq_of.write_data.next = self.qp_send_cq.val().get_bits::<CQ_SLOT_BITS>(0);
-        self.rcq_of.write_enable.next = self.commit_ok.val();
-        self.rcq_of.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
-        self.rcq_of.write_data.next = self.qp_recv_cq.val().get_bits::<CQ_SLOT_BITS>(0);
+        self.qp_cqs.send.next = self.qp_send_cq.val().get_bits::<CQ_SLOT_BITS>(0);
+        self.qp_cqs.recv.next = self.qp_recv_cq.val().get_bits::<CQ_SLOT_BITS>(0);
+        self.cq_of.write_data.next = self.qp_cqs.word.val();
         self.cq_word.base.next = self.cq_base.val();
         self.cq_word.log.next = self.cq_log_size.val().get_bits::<4>(0);
         self.cq_ram.write_enable.next = self.cq_commit_ok.val();
@@ -378,7 +379,8 @@ impl Logic for Completer {
         self.done_ram.read_address.next = self.ack_q.q.val();
         self.cq_of.read_address.next = self.ack_q.q.val();
         self.sent_copy.read_address.next = self.ack_q.q.val();
-        self.rcq_of.read_address.next = self.rc_qp.val();
+        // In idle, at the QP of the event taken: an acknowledge, else a receive completion
+        // (which reads only its CQ), else a refused WQE.
         if self.state.q.val() == self.c_idle.val() {
             self.done_ram.read_address.next = self.ack_qp.val();
             self.cq_of.read_address.next = self.ack_qp.val();
@@ -387,20 +389,23 @@ impl Logic for Completer {
                 self.done_ram.read_address.next = self.local_q.out_a.val();
                 self.cq_of.read_address.next = self.local_q.out_a.val();
                 self.sent_copy.read_address.next = self.local_q.out_a.val();
+                if self.rc_valid.val() {
+                    self.cq_of.read_address.next = self.rc_qp.val();
+                }
             }
         }
         self.cq_ram.read_address.next = self.cqn.q.val();
         self.pi_ram.read_address.next = self.cqn.q.val();
         self.ci_ram.read_address.next = self.cqn.q.val();
         if self.state.q.val() == self.c_load.val() {
-            self.cq_ram.read_address.next = self.cq_of.read_data.val();
-            self.pi_ram.read_address.next = self.cq_of.read_data.val();
-            self.ci_ram.read_address.next = self.cq_of.read_data.val();
+            self.cq_ram.read_address.next = self.cq_of.read_data.val().get_bits::<CQ_SLOT_BITS>(0);
+            self.pi_ram.read_address.next = self.cq_of.read_data.val().get_bits::<CQ_SLOT_BITS>(0);
+            self.ci_ram.read_address.next = self.cq_of.read_data.val().get_bits::<CQ_SLOT_BITS>(0);
         }
         if self.state.q.val() == self.c_r_load.val() {
-            self.cq_ram.read_address.next = self.rcq_of.read_data.val();
-            self.pi_ram.read_address.next = self.rcq_of.read_data.val();
-            self.ci_ram.read_address.next = self.rcq_of.read_data.val();
+            self.cq_ram.read_address.next = self.cq_of.read_data.val().get_bits::<CQ_SLOT_BITS>(8);
+            self.pi_ram.read_address.next = self.cq_of.read_data.val().get_bits::<CQ_SLOT_BITS>(8);
+            self.ci_ram.read_address.next = self.cq_of.read_data.val().get_bits::<CQ_SLOT_BITS>(8);
         }
 
         // The CQE: its ring slot, and its bytes.
@@ -495,7 +500,7 @@ impl Logic for Completer {
             self.state.d.next = self.c_load.val();
         }
         if self.state.q.val() == self.c_r_load.val() {
-            self.cqn.d.next = self.rcq_of.read_data.val();
+            self.cqn.d.next = self.cq_of.read_data.val().get_bits::<CQ_SLOT_BITS>(8);
             self.state.d.next = self.c_load_cq.val();
         }
         if self.state.q.val() == self.c_load.val() {
@@ -505,7 +510,7 @@ impl Logic for Completer {
             self.e_valid.d.next = self.done_ram.read_data.val().get_bit(41);
             self.e_from.d.next = self.done_ram.read_data.val().get_bits::<16>(42);
             self.e_status.d.next = self.done_ram.read_data.val().get_bits::<8>(58);
-            self.cqn.d.next = self.cq_of.read_data.val();
+            self.cqn.d.next = self.cq_of.read_data.val().get_bits::<CQ_SLOT_BITS>(0);
             self.sent.d.next = self.sent_copy.read_data.val();
             self.state.d.next = self.c_load_cq.val();
         }

@@ -251,6 +251,8 @@ crate::hdl_block! {
         k_fi: Signal<Local, Bits<16>>,
         rq_avail: Signal<Local, Bit>,
         take_wqe: Signal<Local, Bit>,
+        /// The receive WQE's lkey check failed, or the WQE could not be read.
+        wqe_refused: Signal<Local, Bit>,
         st_commit: RspStateWord,
         st_back: RspStateWord,
         rq_off: RqOffset,
@@ -1108,12 +1110,14 @@ impl Logic for Responder {
                 self.n_naks_access.d.next = self.n_naks_access.q.val() + self.one32.val();
             }
         }
+        self.wqe_refused.next = (self.mr_res_error.val() != self.zero3.val()) | self.q_error.q.val();
         if (self.state.q.val() == self.p_mr_wait.val()) & self.mr_res_valid.val() & self.is_send.val() {
             self.state.d.next = self.p_write.val();
             self.w_va.d.next = self.q_addr.q.val();
             self.w_left.d.next = self.q_len.q.val();
             self.in_send.d.next = true;
-            if self.len.val() > self.q_len.q.val() {
+            // A key that does not allow the write (or an unreadable WQE) wins over the length.
+            if !self.wqe_refused.val() & (self.len.val() > self.q_len.q.val()) {
                 self.state.d.next = self.p_drain.val();
                 self.resp.d.next = true;
                 self.resp_syn.d.next = self.syn_invalid.val();
@@ -1123,13 +1127,11 @@ impl Logic for Responder {
                 self.rc_q_status.d.next = self.st_length.val();
                 self.qp_error.d.next = true;
             }
-            // A key that does not allow the write (or an unreadable WQE) wins over the length.
-            if (self.mr_res_error.val() != self.zero3.val()) | self.q_error.q.val() {
+            if self.wqe_refused.val() {
                 self.state.d.next = self.p_drain.val();
                 self.resp.d.next = true;
                 self.resp_syn.d.next = self.syn_operational.val();
                 self.resp_psn.d.next = self.r_psn.q.val();
-                self.n_naks_invalid.d.next = self.n_naks_invalid.q.val();
                 self.n_naks_operational.d.next = self.n_naks_operational.q.val() + self.one32.val();
                 self.rc_pend.d.next = true;
                 self.rc_q_status.d.next = self.st_protection.val();
