@@ -217,11 +217,14 @@ pub fn goodput(op: rnic_spec::desc::SendOp, size: usize, pmtu: u32, qps: usize, 
     let rmr = b.reg_mr(pb, dst.iova, (size * qps) as u32, access).map_err(e)?;
     let kind = PathKind { v6: false, vlan: None, pmtu };
     let cq_entries = (messages as u32).next_power_of_two();
-    let (cqa, cqb) = (a.create_cq(cq_entries).map_err(e)?, b.create_cq(cq_entries).map_err(e)?);
+    let (mut cqa, cqb) = (a.create_cq(cq_entries).map_err(e)?, b.create_cq(cq_entries).map_err(e)?);
+    // Send queues hold at most 2^SQ_LOG_SIZE_MAX WQEs: more messages are posted as
+    // completions free slots, as perftest keeps its tx depth topped up.
+    let sq_entries = (per_qp.next_power_of_two() as u32).min(1 << rnic_spec::qp::SQ_LOG_SIZE_MAX);
     let mut pairs = (0..qps)
         .map(|_| {
             let entries = per_qp.next_power_of_two() as u32;
-            qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, QpCaps { sq_entries: entries, rq_entries: entries }, (0, 0))
+            qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, QpCaps { sq_entries, rq_entries: entries }, (0, 0))
         })
         .collect::<Result<Vec<_>, _>>()
         .map_err(e)?;
@@ -232,20 +235,31 @@ pub fn goodput(op: rnic_spec::desc::SendOp, size: usize, pmtu: u32, qps: usize, 
         }
     }
     let start = world.borrow().cycles();
-    for _ in 0..per_qp {
-        for (i, (qa, _)) in pairs.iter_mut().enumerate() {
-            let wr = SendWr {
-                wr_id: 0,
-                op,
-                flags: 0,
-                local_addr: src.iova,
-                length: size as u32,
-                lkey: lmr.key(),
-                remote_addr: dst.iova + (i * size) as u64,
-                rkey: rmr.key(),
-                imm: 0,
-            };
-            a.post_send(qa, &wr).map_err(e)?;
+    let mut posted = vec![0; qps];
+    while posted.iter().any(|&n| n < per_qp) {
+        for _ in 0..per_qp {
+            for (i, (qa, _)) in pairs.iter_mut().enumerate() {
+                if posted[i] == per_qp || a.sq_free(qa) == 0 {
+                    continue;
+                }
+                let wr = SendWr {
+                    wr_id: 0,
+                    op,
+                    flags: 0,
+                    local_addr: src.iova,
+                    length: size as u32,
+                    lkey: lmr.key(),
+                    remote_addr: dst.iova + (i * size) as u64,
+                    rkey: rmr.key(),
+                    imm: 0,
+                };
+                a.post_send(qa, &wr).map_err(e)?;
+                posted[i] += 1;
+            }
+        }
+        if posted.iter().any(|&n| n < per_qp) {
+            // Wait for completions to free send-queue slots.
+            while a.poll_cq(&mut cqa, cq_entries as usize).map_err(e)?.is_empty() {}
         }
     }
     let packets = messages * packet_count(size as u32, pmtu.trailing_zeros() as u8) as usize;

@@ -15,7 +15,11 @@ use crate::device::{Device, DeviceError};
 use rnic_spec::desc::{cqe_flags, doorbell, CqOp, CqStatus, Cqe, RecvWqe, SendOp, SendWqe, CQE_LEN, RECV_WQE_LEN, SEND_WQE_LEN};
 use std::collections::HashMap;
 use rnic_spec::mr::{self, MemoryRegion};
-use rnic_spec::qp::{PortAddress, QpContext, RemoteIp, MAX_MESSAGE, PMTU_LOG2_MAX, PMTU_LOG2_MIN, SQ_LOG_SIZE_MAX};
+use rnic_spec::qp::{PortAddress, QpContext, RemoteIp, MAX_MESSAGE, PMTU_LOG2_MAX, PMTU_LOG2_MIN, RQ_LOG_SIZE_MAX, SQ_LOG_SIZE_MAX};
+
+/// Local ACK timeout of a QP whose `QpAttr::timeout` is not given: 4.096 µs × 2^14 = 67 ms,
+/// perftest's default.
+pub const DEFAULT_TIMEOUT: u8 = 14;
 use rnic_spec::regs::{self, qp_state};
 use rnic_spec::wire::eth::Vlan;
 use rnic_spec::wire::psn::PSN_MASK;
@@ -70,7 +74,7 @@ impl std::fmt::Display for VerbsError {
             VerbsError::BadAttribute(which, what) => write!(f, "QP attribute {which}: {what}"),
             VerbsError::NotReadyToSend(s) => write!(f, "the QP is in {s:?}: move it to Rts before posting sends"),
             VerbsError::SendQueueFull { qpn, size } => {
-                write!(f, "the send queue of QP {qpn} is full ({size} entries): create it larger")
+                write!(f, "the send queue of QP {qpn} is full ({size} entries): poll its completions or create it larger")
             }
             VerbsError::RecvQueueFull { qpn, size } => {
                 write!(f, "the receive queue of QP {qpn} is full ({size} entries): poll its completions or create it larger")
@@ -167,6 +171,12 @@ pub struct QpAttr {
     pub dest_qpn: Option<u32>,
     pub rq_psn: Option<u32>,
     pub sq_psn: Option<u32>,
+    /// Local ACK timeout, 4.096 µs × 2^timeout (0: none; 0 ... 31). Rts; default 14.
+    pub timeout: Option<u8>,
+    /// Transport retries before RetryExceeded (0 ... 7). Rts; default 7.
+    pub retry_cnt: Option<u8>,
+    /// RNR retries before RnrRetryExceeded (0 ... 6, 7 = no limit). Rts; default 7.
+    pub rnr_retry: Option<u8>,
 }
 
 /// A send work request (one scatter/gather element).
@@ -431,9 +441,9 @@ impl<B: Bus> Context<B> {
     /// A QP in Reset with the queue sizes of `caps`, whose send completions go to `send_cq`
     /// and receive completions to `recv_cq` (they may be the same CQ).
     pub fn create_qp(&mut self, pd: Pd, send_cq: &Cq, recv_cq: &Cq, caps: QpCaps) -> Result<Qp, VerbsError> {
-        for (what, n) in [("sq_entries", caps.sq_entries), ("rq_entries", caps.rq_entries)] {
-            if !n.is_power_of_two() || n > 1 << SQ_LOG_SIZE_MAX {
-                return Err(VerbsError::BadAttribute(what, format!("{n} is not a power of two up to 32768")));
+        for (what, n, log_max) in [("sq_entries", caps.sq_entries, SQ_LOG_SIZE_MAX), ("rq_entries", caps.rq_entries, RQ_LOG_SIZE_MAX)] {
+            if !n.is_power_of_two() || n > 1 << log_max {
+                return Err(VerbsError::BadAttribute(what, format!("{n} is not a power of two up to {}", 1u32 << log_max)));
             }
         }
         let (sq_entries, rq_entries) = (caps.sq_entries, caps.rq_entries);
@@ -463,6 +473,9 @@ impl<B: Bus> Context<B> {
             rq_base: rq.iova,
             rq_log_size: rq_entries.trailing_zeros() as u8,
             recv_cq: recv_cq.cqn,
+            timeout: DEFAULT_TIMEOUT,
+            retry_cnt: 7,
+            rnr_retry: 7,
         };
         let mut qp = Qp { qpn, pd, state: QpState::Reset, sq, sq_log_size: ctx.sq_log_size, sq_pi: 0, posted: 0, rq, rq_pi: 0, ctx };
         self.books.insert(qpn, Book { sq_size: sq_entries, rq_size: rq_entries, ..Default::default() });
@@ -518,6 +531,16 @@ impl<B: Bus> Context<B> {
             }
             ctx.sq_psn = psn;
         }
+        if to == Rts {
+            for (what, v, max) in [("timeout", attr.timeout, 31), ("retry_cnt", attr.retry_cnt, 7), ("rnr_retry", attr.rnr_retry, 7)] {
+                if v.is_some_and(|v| v > max) {
+                    return Err(VerbsError::BadAttribute(what, format!("{} is more than {max}", v.unwrap_or(0))));
+                }
+            }
+            ctx.timeout = attr.timeout.unwrap_or(ctx.timeout);
+            ctx.retry_cnt = attr.retry_cnt.unwrap_or(ctx.retry_cnt);
+            ctx.rnr_retry = attr.rnr_retry.unwrap_or(ctx.rnr_retry);
+        }
         if to == Reset {
             qp.sq_pi = 0;
             qp.posted = 0;
@@ -559,6 +582,11 @@ impl<B: Bus> Context<B> {
 
     /// Post work requests with one doorbell for all of them (as `ibv_post_send` takes a list).
     /// Each is checked before any is written: on an error nothing is posted.
+    /// Send-queue slots free for `post_send` (slots return as their completions are polled).
+    pub fn sq_free(&self, qp: &Qp) -> u32 {
+        self.books.get(&qp.qpn).map_or(0, |b| b.sq_size - b.posted.len() as u32)
+    }
+
     pub fn post_send_list(&mut self, qp: &mut Qp, wrs: &[SendWr]) -> Result<(), VerbsError> {
         for wr in wrs {
             self.check_send(qp, wr)?;

@@ -35,12 +35,12 @@ use rnic_spec::regs::{BAR0_ADDR_BITS, PORT_CONTROL_FCS};
 use rust_hdl::prelude::*;
 
 /// Status indexes (`regs::registers(Access::Status)` order): the receive counters (accepted,
-/// one per drop reason, no_buffer), then frames sent, WQEs sent, WQEs refused, then the
-/// responder's twelve, then the completer's five.
+/// one per drop reason, no_buffer), then frames sent, WQEs sent, WQEs refused, packets resent,
+/// then the responder's twelve, then the completer's ten.
 const RX_STATUS: usize = NUM_COUNTERS + 1;
-const RSP_STATUS: usize = RX_STATUS + 3;
+const RSP_STATUS: usize = RX_STATUS + 4;
 const CPL_STATUS: usize = RSP_STATUS + 12;
-const _: () = assert!(N_STATUS == CPL_STATUS + 5, "status registers: receive, transmit, responder, completer counters");
+const _: () = assert!(N_STATUS == CPL_STATUS + 10, "status registers: receive, transmit, responder, completer counters");
 
 /// Positions in `regs::registers(Access::Control)` and `(Access::Command)` the top wires by
 /// literal index (rust-hdl indexes arrays by literals only); a test checks them against the map.
@@ -207,7 +207,7 @@ crate::hdl_block! {
         one_owner: Constant<Bits<8>> = c::<8>(1),
         bit0: Constant<Bits<1>> = c::<1>(0),
         bit1: Constant<Bits<1>> = c::<1>(1),
-        cpl_ids: [Constant<Bits<8>>; 5] = std::array::from_fn(|i| c::<8>((CPL_STATUS + i) as u64)),
+        cpl_ids: [Constant<Bits<8>>; 10] = std::array::from_fn(|i| c::<8>((CPL_STATUS + i) as u64)),
         port_mac: Mac48,
         port_ipv4: Ipv4Wide,
         port_ipv6: Ipv6Word,
@@ -215,6 +215,7 @@ crate::hdl_block! {
         tx_frames_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64),
         wqes_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64 + 1),
         wqe_errors_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64 + 2),
+        resent_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64 + 3),
         rsp_ids: [Constant<Bits<8>>; 12] = std::array::from_fn(|i| c::<8>((RSP_STATUS + i) as u64)),
         op_ack: Constant<Bits<8>> = c::<8>(rnic_spec::responder::OP_ACK as u64),
         zero13: Constant<Bits<LEN_BITS>> = c::<LEN_BITS>(0),
@@ -307,6 +308,9 @@ impl Logic for Nic {
         if self.csr.status_sel.val() == self.wqe_errors_id.val() {
             self.csr.status_value.next = self.req.wqe_errors.val();
         }
+        if self.csr.status_sel.val() == self.resent_id.val() {
+            self.csr.status_value.next = self.req.resent.val();
+        }
         if self.csr.status_sel.val() == self.rsp_ids[0].val() {
             self.csr.status_value.next = self.rsp.placed.val();
         }
@@ -358,6 +362,21 @@ impl Logic for Nic {
         if self.csr.status_sel.val() == self.cpl_ids[4].val() {
             self.csr.status_value.next = self.cpl.cq_overflows.val();
         }
+        if self.csr.status_sel.val() == self.cpl_ids[5].val() {
+            self.csr.status_value.next = self.cpl.naks_sequence.val();
+        }
+        if self.csr.status_sel.val() == self.cpl_ids[6].val() {
+            self.csr.status_value.next = self.cpl.naks_rnr.val();
+        }
+        if self.csr.status_sel.val() == self.cpl_ids[7].val() {
+            self.csr.status_value.next = self.cpl.timeouts.val();
+        }
+        if self.csr.status_sel.val() == self.cpl_ids[8].val() {
+            self.csr.status_value.next = self.cpl.rewinds.val();
+        }
+        if self.csr.status_sel.val() == self.cpl_ids[9].val() {
+            self.csr.status_value.next = self.cpl.retries_exceeded.val();
+        }
 
         // The requester: port addresses, QP staging and commits, doorbells.
         self.port_mac.lo.next = self.csr.control[1].val();
@@ -380,26 +399,26 @@ impl Logic for Nic {
         self.req.sq_doorbell.next = self.csr.command[2].val();
 
         // Memory regions: staged, committed into the slot of the key's low bits.
-        self.mr_base.lo.next = self.csr.control[35].val();
-        self.mr_base.hi.next = self.csr.control[36].val();
+        self.mr_base.lo.next = self.csr.control[36].val();
+        self.mr_base.hi.next = self.csr.control[37].val();
         self.mrs.clock.next = self.clock.val();
         self.mrs.cfg_wr.next = self.csr.command_valid[1].val();
-        self.mrs.cfg_slot.next = self.csr.control[34].val().get_bits::<8>(0);
+        self.mrs.cfg_slot.next = self.csr.control[35].val().get_bits::<8>(0);
         self.mrs.cfg_valid.next = self.csr.command[1].val().get_bit(0);
-        self.mrs.cfg_key.next = self.csr.control[34].val();
+        self.mrs.cfg_key.next = self.csr.control[35].val();
         self.mrs.cfg_base.next = self.mr_base.word.val();
-        self.mrs.cfg_length.next = self.csr.control[37].val();
-        self.mrs.cfg_access.next = self.csr.control[38].val().get_bits::<4>(0);
-        self.mrs.cfg_pd.next = self.csr.control[39].val().get_bits::<16>(0);
+        self.mrs.cfg_length.next = self.csr.control[38].val();
+        self.mrs.cfg_access.next = self.csr.control[39].val().get_bits::<4>(0);
+        self.mrs.cfg_pd.next = self.csr.control[40].val().get_bits::<16>(0);
         self.rsp_mrs.clock.next = self.clock.val();
         self.rsp_mrs.cfg_wr.next = self.csr.command_valid[1].val();
-        self.rsp_mrs.cfg_slot.next = self.csr.control[34].val().get_bits::<8>(0);
+        self.rsp_mrs.cfg_slot.next = self.csr.control[35].val().get_bits::<8>(0);
         self.rsp_mrs.cfg_valid.next = self.csr.command[1].val().get_bit(0);
-        self.rsp_mrs.cfg_key.next = self.csr.control[34].val();
+        self.rsp_mrs.cfg_key.next = self.csr.control[35].val();
         self.rsp_mrs.cfg_base.next = self.mr_base.word.val();
-        self.rsp_mrs.cfg_length.next = self.csr.control[37].val();
-        self.rsp_mrs.cfg_access.next = self.csr.control[38].val().get_bits::<4>(0);
-        self.rsp_mrs.cfg_pd.next = self.csr.control[39].val().get_bits::<16>(0);
+        self.rsp_mrs.cfg_length.next = self.csr.control[38].val();
+        self.rsp_mrs.cfg_access.next = self.csr.control[39].val().get_bits::<4>(0);
+        self.rsp_mrs.cfg_pd.next = self.csr.control[40].val().get_bits::<16>(0);
         self.mrs.chk_valid.next = self.req.mr_valid.val();
         self.mrs.chk_key.next = self.req.mr_key.val();
         self.mrs.chk_pd.next = self.req.mr_pd.val();
@@ -436,19 +455,20 @@ impl Logic for Nic {
         self.rsp.mr_res_valid.next = self.rsp_mrs.res_valid.val();
         self.rsp.mr_res_error.next = self.rsp_mrs.res_error.val();
         // The completer: ACKs from the responder's path, sent events from the requester.
-        self.cq_base.lo.next = self.csr.control[40].val();
-        self.cq_base.hi.next = self.csr.control[41].val();
+        self.cq_base.lo.next = self.csr.control[41].val();
+        self.cq_base.hi.next = self.csr.control[42].val();
         self.cpl.clock.next = self.clock.val();
         self.cpl.qp_commit_valid.next = self.csr.command_valid[0].val();
         self.cpl.qp_commit.next = self.csr.command[0].val();
         self.cpl.qp_send_cq.next = self.csr.control[29].val();
         self.cpl.qp_recv_cq.next = self.csr.control[33].val();
+        self.cpl.qp_retry.next = self.csr.control[34].val();
         self.cpl.cq_commit_valid.next = self.csr.command_valid[5].val();
         self.cpl.cq_commit.next = self.csr.command[5].val();
         self.cpl.cq_doorbell_valid.next = self.csr.command_valid[4].val();
         self.cpl.cq_doorbell.next = self.csr.command[4].val();
         self.cpl.cq_base.next = self.cq_base.word.val();
-        self.cpl.cq_log_size.next = self.csr.control[42].val();
+        self.cpl.cq_log_size.next = self.csr.control[43].val();
         self.cpl.sent_valid.next = self.req.sent_valid.val();
         self.cpl.sent_qp.next = self.req.sent_qp.val();
         self.cpl.err_valid.next = self.req.err_valid.val();
@@ -459,6 +479,20 @@ impl Logic for Nic {
         self.cpl.ack_qp.next = self.rsp.cpl_qp.val();
         self.cpl.ack_syndrome.next = self.rsp.cpl_syndrome.val();
         self.cpl.ack_msn.next = self.rsp.cpl_msn.val();
+        self.cpl.ack_psn.next = self.rsp.cpl_psn.val();
+        // Go-back-N: the completer rewinds the requester's send queues.
+        self.req.rw_valid.next = self.cpl.rw_valid.val();
+        self.cpl.rw_ready.next = self.req.rw_ready.val();
+        self.req.rw_qp.next = self.cpl.rw_qp.val();
+        self.req.rw_index.next = self.cpl.rw_index.val();
+        self.req.rw_psn.next = self.cpl.rw_psn.val();
+        self.req.rw_skip.next = self.cpl.rw_skip.val();
+        self.req.rw_stop.next = self.cpl.rw_stop.val();
+        self.req.done_valid.next = self.cpl.done_valid.val();
+        self.req.done_qp.next = self.cpl.done_qp.val();
+        self.req.done_index.next = self.cpl.done_index.val();
+        self.cpl.claim.next = self.req.claim.val();
+        self.cpl.claim_qp.next = self.req.claim_qp.val();
         self.cpl.rc_valid.next = self.rsp.rc_valid.val();
         self.rsp.rc_ready.next = self.cpl.rc_ready.val();
         self.cpl.rc_qp.next = self.rsp.rc_qp.val();
@@ -801,12 +835,13 @@ mod tests {
         assert_eq!(at(CONTROL_QP + 20), addr("qp", "rq_psn"));
         assert_eq!(at(CONTROL_QP + 21), addr("qp", "send_cq"));
         assert_eq!(at(CONTROL_QP + 25), addr("qp", "recv_cq"));
+        assert_eq!(at(CONTROL_QP + 26), addr("qp", "retry"));
         assert_eq!(CONTROL_QP + QP_STAGE_WORDS, CONTROL_MR);
         for (i, name) in ["base_lo", "base_hi", "log_size"].iter().enumerate() {
             assert_eq!(at(CONTROL_CQ + i), addr("cq", name), "cq.{name}");
         }
-        assert_eq!(CONTROL_CQ, 40, "the literal indices in update()");
-        assert_eq!(CONTROL_MR, 34, "the literal indices in update()");
+        assert_eq!(CONTROL_CQ, 41, "the literal indices in update()");
+        assert_eq!(CONTROL_MR, 35, "the literal indices in update()");
         for (i, name) in ["key", "base_lo", "base_hi", "length", "access", "pd"].iter().enumerate() {
             assert_eq!(at(CONTROL_MR + i), addr("mr", name), "mr.{name}");
         }
@@ -818,5 +853,8 @@ mod tests {
         assert_eq!(Some(command[COMMAND_CQ_DOORBELL].0), addr("doorbell", "cq"));
         assert_eq!(Some(command[COMMAND_CQ].0), addr("cq", "commit"));
         assert_eq!(registers(Access::Status)[RX_STATUS + 1].0, addr("tx_counters", "wqes").unwrap());
+        assert_eq!(registers(Access::Status)[RX_STATUS + 3].0, addr("tx_counters", "resent").unwrap());
+        assert_eq!(registers(Access::Status)[CPL_STATUS + 5].0, addr("completer", "naks_sequence").unwrap());
+        assert_eq!(registers(Access::Status)[CPL_STATUS + 9].0, addr("completer", "retries_exceeded").unwrap());
     }
 }

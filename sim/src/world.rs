@@ -77,6 +77,9 @@ struct Direction {
     held: Option<Vec<u8>>,
 }
 
+/// A test's pick of frames to lose: (sender, frame) → lose it.
+type DropPick = Box<dyn FnMut(usize, &[u8]) -> bool>;
+
 pub struct World {
     pub nics: [NicSim; 2],
     link: [Direction; 2],
@@ -89,6 +92,9 @@ pub struct World {
     fcs: bool,
     rng: crate::xorshift::XorShift,
     pub faults: FaultCounts,
+    /// A test's own losses: frames (sender, frame as sent) for which this says true never
+    /// arrive (counted as lost), whatever the seeded faults draw.
+    drop_if: Option<DropPick>,
 }
 
 impl World {
@@ -107,7 +113,14 @@ impl World {
             fcs: true,
             rng: crate::xorshift::XorShift::new(cfg.faults.seed),
             faults: FaultCounts::default(),
+            drop_if: None,
         })
+    }
+
+    /// Lose exactly the frames `drop` picks (sender, frame with its FCS when the cards append
+    /// one): a test's way to lose one given packet.
+    pub fn set_drop(&mut self, drop: impl FnMut(usize, &[u8]) -> bool + 'static) {
+        self.drop_if = Some(Box::new(drop));
     }
 
     /// True with probability `percent` %.
@@ -121,7 +134,8 @@ impl World {
     /// The network's effect on a frame leaving a card: the frames that arrive, in order.
     fn through_network(&mut self, from: usize, mut frame: Vec<u8>) -> Vec<Vec<u8>> {
         let f = self.cfg.faults;
-        if self.roll(f.loss) {
+        let picked = self.drop_if.as_mut().is_some_and(|d| d(from, &frame));
+        if self.roll(f.loss) || picked {
             self.faults.lost += 1;
             return Vec::new();
         }

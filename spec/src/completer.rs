@@ -1,10 +1,23 @@
-//! The completer's reference model: which send completions an acknowledge produces.
+//! The completer's reference model: which send completions an acknowledge produces, and
+//! when the send queue must go back and send again.
 //!
 //! An ACK's MSN counts the messages the responder has finished; every sent WQE it now covers
-//! completes successfully, oldest first. A NAK for an invalid request or a remote access error
-//! completes the oldest outstanding WQE with that error and breaks the QP: later acknowledges
-//! complete nothing. Acknowledges covering more than was sent complete nothing either. PSN
-//! sequence NAKs and RNR NAKs complete nothing (they ask for retransmission).
+//! completes successfully, oldest first, and the retry counts start again. Every NAK's MSN
+//! acknowledges the same way before the NAK itself counts (IBTA Vol 1 §9.7.5.1.1: a NAK
+//! also acknowledges the packets before its PSN). Acknowledges covering more than was sent
+//! complete nothing and are dropped.
+//!
+//! - A PSN sequence NAK rewinds the send queue (go-back-N): the requester resends from the
+//!   oldest outstanding WQE, starting at the NAK's PSN, and one transport retry is used.
+//! - A local ACK timeout (the QP's `timeout` passed with WQEs outstanding and no progress)
+//!   rewinds the same way from the oldest outstanding WQE's first packet, and uses a retry.
+//! - An RNR NAK waits the NAK's timer, then rewinds; it uses an RNR retry (7: no limit).
+//! - When a retry is wanted and none is left, the oldest WQE completes with RetryExceeded /
+//!   RnrRetryExceeded and the queue breaks. A NAK for an invalid request, a remote access
+//!   error or a remote operational error breaks it the same way with that error.
+//!
+//! A broken queue completes every outstanding WQE after the first with `Flushed`, in order,
+//! stops the requester (its later WQEs are flushed), and takes no more acknowledges.
 //!
 //! WQEs the requester refuses (a bad local key, ...) take their place in the order too: the
 //! first one's error, and `Flushed` for every WQE after it, complete as soon as every WQE
@@ -13,6 +26,19 @@
 use crate::desc::CqStatus;
 use crate::responder::aeth;
 use crate::wire::psn;
+
+/// What the completer asks of the requester after an acknowledge or a timeout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recovery {
+    /// Nothing to do.
+    None,
+    /// Go back: resend from WQE `index`, skipping its packets before `psn` when given.
+    Rewind { index: u16, psn: Option<u32> },
+    /// Wait `ticks` timer ticks (`retry::TICK_CYCLES`), then resend from WQE `index`.
+    RnrWait { index: u16, ticks: u32 },
+    /// The queue broke: send nothing more, flush what is posted.
+    Stop,
+}
 
 /// The completer's state of one QP's send queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -26,11 +52,26 @@ pub struct SendCompletions {
     pub broken: bool,
     /// The first refused WQE: its send-queue index and error.
     pub first_error: Option<(u16, CqStatus)>,
+    /// The QP's retry counts (`qp.retry`) and what is left of them.
+    pub retry_cnt: u8,
+    pub rnr_retry: u8,
+    pub retry_left: u8,
+    pub rnr_left: u8,
 }
 
 impl SendCompletions {
+    /// A freshly committed send queue with these retry counts.
+    pub fn new(retry_cnt: u8, rnr_retry: u8) -> SendCompletions {
+        SendCompletions { retry_cnt, rnr_retry, retry_left: retry_cnt, rnr_left: rnr_retry, ..Default::default() }
+    }
+
     pub fn sent_one(&mut self) {
         self.sent = self.sent.wrapping_add(1);
+    }
+
+    /// WQEs sent and not completed (only those before the first refused one went out).
+    pub fn outstanding(&self) -> u16 {
+        self.first_error.map_or(self.sent, |(from, _)| from).wrapping_sub(self.done)
     }
 
     /// The requester refused (or flushed) the next WQE: the completions that are due now.
@@ -53,67 +94,140 @@ impl SendCompletions {
         out
     }
 
-    /// The completions (send-queue index, status) an acknowledge with `syndrome` and `msn`
-    /// produces, or `None` if it is unexpected (counted, dropped).
-    pub fn acknowledge(&mut self, syndrome: u8, msn: u32) -> Option<Vec<(u16, CqStatus)>> {
-        // Only WQEs before the first refused one went out: an ACK can cover no more.
-        let outstanding = self.first_error.map_or(self.sent, |(from, _)| from).wrapping_sub(self.done);
-        match syndrome >> 5 & 3 {
-            0 => {
-                let covered = psn::diff(msn, self.msn);
-                if covered == 0 {
-                    return Some(Vec::new());
+    /// The oldest outstanding WQE fails with `status`; everything after it is flushed.
+    fn break_queue(&mut self, status: CqStatus) -> (Vec<(u16, CqStatus)>, Recovery) {
+        self.first_error = Some((self.done, status));
+        self.broken = true;
+        (self.due_errors(), Recovery::Stop)
+    }
+
+    /// A retry is wanted: use one, or break the queue when none is left.
+    fn retry(&mut self, rnr: bool, recovery: Recovery) -> (Vec<(u16, CqStatus)>, Recovery) {
+        if rnr {
+            if self.rnr_retry != crate::retry::RNR_RETRY_FOREVER {
+                if self.rnr_left == 0 {
+                    return self.break_queue(CqStatus::RnrRetryExceeded);
                 }
-                if self.broken || covered < 0 || covered > outstanding as i32 {
-                    return None;
-                }
-                let mut out: Vec<_> = (0..covered as u16).map(|k| (self.done.wrapping_add(k), CqStatus::Success)).collect();
-                self.done = self.done.wrapping_add(covered as u16);
-                self.msn = msn;
-                out.extend(self.due_errors());
-                Some(out)
+                self.rnr_left -= 1;
             }
-            3 if (syndrome == aeth::NAK_INVALID_REQUEST || syndrome == aeth::NAK_REMOTE_ACCESS) && !self.broken && outstanding > 0 => {
-                let status = if syndrome == aeth::NAK_REMOTE_ACCESS { CqStatus::RemoteAccess } else { CqStatus::RemoteInvalidRequest };
-                let out = vec![(self.done, status)];
-                self.done = self.done.wrapping_add(1);
-                self.broken = true;
-                Some(out)
+        } else {
+            if self.retry_left == 0 {
+                return self.break_queue(CqStatus::RetryExceeded);
             }
-            _ => Some(Vec::new()),
+            self.retry_left -= 1;
         }
+        (Vec::new(), recovery)
+    }
+
+    /// The completions (send-queue index, status) and the recovery an acknowledge with
+    /// `syndrome`, `msn` and `psn` produces, or `None` if it is unexpected (counted, dropped).
+    pub fn acknowledge(&mut self, syndrome: u8, msn: u32, psn: u32) -> Option<(Vec<(u16, CqStatus)>, Recovery)> {
+        let covered = psn::diff(msn, self.msn);
+        if covered != 0 && (self.broken || covered < 0 || covered > self.outstanding() as i32) {
+            return None;
+        }
+        if self.broken {
+            return Some((Vec::new(), Recovery::None));
+        }
+        let mut out: Vec<_> = (0..covered as u16).map(|k| (self.done.wrapping_add(k), CqStatus::Success)).collect();
+        self.done = self.done.wrapping_add(covered as u16);
+        self.msn = msn;
+        if covered > 0 {
+            self.retry_left = self.retry_cnt;
+            self.rnr_left = self.rnr_retry;
+        }
+        out.extend(self.due_errors());
+        let (more, recovery) = match syndrome >> 5 & 3 {
+            _ if self.outstanding() == 0 || self.broken => (Vec::new(), Recovery::None),
+            0 => (Vec::new(), Recovery::None),
+            1 => self.retry(true, Recovery::RnrWait { index: self.done, ticks: crate::retry::rnr_ticks(syndrome & 31) }),
+            3 if syndrome == aeth::NAK_PSN_SEQUENCE => self.retry(false, Recovery::Rewind { index: self.done, psn: Some(psn) }),
+            3 if syndrome == aeth::NAK_INVALID_REQUEST => self.break_queue(CqStatus::RemoteInvalidRequest),
+            3 if syndrome == aeth::NAK_REMOTE_ACCESS => self.break_queue(CqStatus::RemoteAccess),
+            3 if syndrome == aeth::NAK_REMOTE_OPERATIONAL => self.break_queue(CqStatus::RemoteOperational),
+            _ => (Vec::new(), Recovery::None),
+        };
+        out.extend(more);
+        Some((out, recovery))
+    }
+
+    /// The local ACK timer fired: with WQEs outstanding, go back to the oldest one.
+    pub fn timeout(&mut self) -> (Vec<(u16, CqStatus)>, Recovery) {
+        if self.broken || self.outstanding() == 0 {
+            return (Vec::new(), Recovery::None);
+        }
+        self.retry(false, Recovery::Rewind { index: self.done, psn: None })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use CqStatus::*;
+
+    fn ack(c: &mut SendCompletions, syndrome: u8, msn: u32) -> Option<Vec<(u16, CqStatus)>> {
+        c.acknowledge(syndrome, msn, 0).map(|(v, _)| v)
+    }
 
     #[test]
-    fn acks_complete_what_they_cover_and_naks_break_the_queue() {
-        let mut c = SendCompletions::default();
+    fn acks_complete_what_they_cover_and_error_naks_break_the_queue() {
+        let mut c = SendCompletions::new(7, 7);
         for _ in 0..3 {
             c.sent_one();
         }
-        assert_eq!(c.acknowledge(aeth::ACK, 2), Some(vec![(0, CqStatus::Success), (1, CqStatus::Success)]));
-        assert_eq!(c.acknowledge(aeth::ACK, 2), Some(vec![]), "a repeated ACK");
-        assert_eq!(c.acknowledge(aeth::ACK, 5), None, "covers more than was sent");
-        assert_eq!(c.acknowledge(aeth::NAK_PSN_SEQUENCE, 2), Some(vec![]));
-        assert_eq!(c.acknowledge(aeth::NAK_REMOTE_ACCESS, 2), Some(vec![(2, CqStatus::RemoteAccess)]));
+        assert_eq!(ack(&mut c, aeth::ACK, 2), Some(vec![(0, Success), (1, Success)]));
+        assert_eq!(ack(&mut c, aeth::ACK, 2), Some(vec![]), "a repeated ACK");
+        assert_eq!(ack(&mut c, aeth::ACK, 5), None, "covers more than was sent");
         c.sent_one();
-        assert_eq!(c.acknowledge(aeth::ACK, 3), None, "the queue is broken");
+        assert_eq!(c.acknowledge(aeth::NAK_REMOTE_ACCESS, 2, 9), Some((vec![(2, RemoteAccess), (3, Flushed)], Recovery::Stop)));
+        c.sent_one();
+        assert_eq!(ack(&mut c, aeth::ACK, 3), None, "the queue is broken");
+        assert_eq!(c.acknowledge(aeth::NAK_PSN_SEQUENCE, 2, 9), Some((vec![], Recovery::None)), "nothing to go back to");
     }
 
     #[test]
     fn refused_wqes_complete_in_order_after_the_ones_sent_before() {
-        let mut c = SendCompletions::default();
+        let mut c = SendCompletions::new(7, 7);
         c.sent_one();
-        assert_eq!(c.refused(CqStatus::LocalProtection), vec![], "WQE 0 is still outstanding");
-        assert_eq!(c.refused(CqStatus::Flushed), vec![]);
-        assert_eq!(c.acknowledge(aeth::ACK, 2), None, "an ACK cannot cover refused WQEs");
-        let all = vec![(0, CqStatus::Success), (1, CqStatus::LocalProtection), (2, CqStatus::Flushed)];
-        assert_eq!(c.acknowledge(aeth::ACK, 1), Some(all));
-        assert_eq!(c.refused(CqStatus::LocalLength), vec![(3, CqStatus::Flushed)], "after the first error all are flushed");
+        assert_eq!(c.refused(LocalProtection), vec![], "WQE 0 is still outstanding");
+        assert_eq!(c.refused(Flushed), vec![]);
+        assert_eq!(ack(&mut c, aeth::ACK, 2), None, "an ACK cannot cover refused WQEs");
+        let all = vec![(0, Success), (1, LocalProtection), (2, Flushed)];
+        assert_eq!(ack(&mut c, aeth::ACK, 1), Some(all));
+        assert_eq!(c.refused(LocalLength), vec![(3, Flushed)], "after the first error all are flushed");
         assert!(c.broken);
+    }
+
+    #[test]
+    fn sequence_naks_and_timeouts_rewind_until_the_retries_are_used() {
+        let mut c = SendCompletions::new(2, 7);
+        for _ in 0..3 {
+            c.sent_one();
+        }
+        // The NAK acknowledges WQE 0 (MSN 1) and asks for PSN 40 inside WQE 1.
+        assert_eq!(c.acknowledge(aeth::NAK_PSN_SEQUENCE, 1, 40), Some((vec![(0, Success)], Recovery::Rewind { index: 1, psn: Some(40) })));
+        assert_eq!(c.retry_left, 1, "progress restored the count, the NAK used one");
+        assert_eq!(c.timeout(), (vec![], Recovery::Rewind { index: 1, psn: None }));
+        assert_eq!(c.timeout(), (vec![(1, RetryExceeded), (2, Flushed)], Recovery::Stop));
+        assert_eq!(c.timeout(), (vec![], Recovery::None), "a broken queue waits for nothing");
+        assert_eq!(c.refused(Flushed), vec![(3, Flushed)]);
+        // Nothing outstanding: a timeout changes nothing.
+        let mut idle = SendCompletions::new(0, 0);
+        assert_eq!(idle.timeout(), (vec![], Recovery::None));
+    }
+
+    #[test]
+    fn rnr_naks_wait_their_timer_and_seven_is_without_limit() {
+        let mut c = SendCompletions::new(7, 1);
+        c.sent_one();
+        let wait = Recovery::RnrWait { index: 0, ticks: crate::retry::rnr_ticks(1) };
+        assert_eq!(c.acknowledge(aeth::RNR_NAK, 0, 5), Some((vec![], wait)));
+        assert_eq!(c.acknowledge(aeth::RNR_NAK, 0, 5), Some((vec![(0, RnrRetryExceeded)], Recovery::Stop)));
+        let mut forever = SendCompletions::new(0, 7);
+        forever.sent_one();
+        for _ in 0..100 {
+            assert_eq!(forever.acknowledge(aeth::RNR_NAK, 0, 5), Some((vec![], wait)));
+        }
+        assert_eq!(ack(&mut forever, aeth::ACK, 1), Some(vec![(0, Success)]));
     }
 }

@@ -234,6 +234,10 @@ impl NicConfig {
                     rq_base: 0,
                     rq_log_size: 0,
                     recv_cq: 0,
+                    // A replayed capture is one direction: this card's own requests are none.
+                    timeout: 0,
+                    retry_cnt: 7,
+                    rnr_retry: 7,
                 },
             ));
         }

@@ -102,8 +102,12 @@ pub enum CqStatus {
     RemoteAccess = 10,
     /// The responder found the request invalid (NAK invalid request).
     RemoteInvalidRequest = 9,
-    /// Retries exhausted without an acknowledgement.
+    /// The responder could not carry the request out (NAK remote operational error).
+    RemoteOperational = 11,
+    /// Transport retries (local ACK timeouts, sequence NAKs) exhausted: `retry_cnt`.
     RetryExceeded = 12,
+    /// RNR NAK retries exhausted: `rnr_retry`.
+    RnrRetryExceeded = 13,
     /// The request was flushed because the QP entered the error state.
     Flushed = 5,
 }
@@ -111,7 +115,7 @@ pub enum CqStatus {
 impl CqStatus {
     pub fn from_code(c: u8) -> Option<CqStatus> {
         use CqStatus::*;
-        [Success, LocalLength, LocalQpOperation, LocalProtection, RemoteAccess, RemoteInvalidRequest, RetryExceeded, Flushed]
+        [Success, LocalLength, LocalQpOperation, LocalProtection, RemoteAccess, RemoteInvalidRequest, RemoteOperational, RetryExceeded, RnrRetryExceeded, Flushed]
             .into_iter()
             .find(|s| *s as u8 == c)
     }

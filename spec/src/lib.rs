@@ -13,4 +13,5 @@ pub mod mr;
 pub mod qp;
 pub mod regs;
 pub mod responder;
+pub mod retry;
 pub mod wire;

@@ -22,8 +22,11 @@ pub const PMTU_LOG2_MIN: u8 = 8;
 pub const PMTU_LOG2_MAX: u8 = 12;
 /// Largest RC message (IBTA: 2^31 bytes).
 pub const MAX_MESSAGE: u32 = 1 << 31;
-/// Largest send or receive queue, as log2 entries (doorbell indexes count modulo 2^16).
-pub const SQ_LOG_SIZE_MAX: u8 = 15;
+/// Largest send queue, as log2 entries: the requester keeps the first PSN of every WQE a
+/// send queue can hold outstanding, for go-back-N (`retry`), in a table of this many per QP.
+pub const SQ_LOG_SIZE_MAX: u8 = 8;
+/// Largest receive queue, as log2 entries (doorbell indexes count modulo 2^16).
+pub const RQ_LOG_SIZE_MAX: u8 = 15;
 /// The requester serves QPs round-robin, a batch per turn: the WQEs waiting, at most this
 /// many and not past the ring's end, fetched in one DMA read.
 pub const WQE_BATCH: usize = 4;
@@ -74,6 +77,12 @@ pub struct QpContext {
     pub rq_log_size: u8,
     /// Completion queue of the receive queue.
     pub recv_cq: u32,
+    /// Local ACK timeout: 4.096 µs × 2^timeout (0 = none), as `ibv_qp_attr.timeout`.
+    pub timeout: u8,
+    /// Transport retries after a timeout or a sequence NAK before RetryExceeded (0 ... 7).
+    pub retry_cnt: u8,
+    /// Retries after RNR NAKs before RnrRetryExceeded (0 ... 6; 7 = without limit).
+    pub rnr_retry: u8,
 }
 
 /// Why a send WQE was refused without sending anything.
@@ -111,6 +120,11 @@ pub fn request_opcode(op: SendOp, first: bool, last: bool) -> u8 {
 /// Packets of one message of `length` bytes at path MTU `2^pmtu_log2`.
 pub fn packet_count(length: u32, pmtu_log2: u8) -> u32 {
     length.div_ceil(1 << pmtu_log2).max(1)
+}
+
+/// The `qp.retry` register: timeout in bits 4:0, retry count 10:8, RNR retry count 14:12.
+pub fn retry_word(timeout: u8, retry_cnt: u8, rnr_retry: u8) -> u32 {
+    (timeout as u32 & 0x1F) | (retry_cnt as u32 & 7) << 8 | (rnr_retry as u32 & 7) << 12
 }
 
 /// A big-endian 32-bit register value from four bytes.
@@ -237,6 +251,7 @@ impl QpContext {
             ("rq_base_hi", (self.rq_base >> 32) as u32),
             ("rq_log_size", self.rq_log_size as u32),
             ("recv_cq", self.recv_cq),
+            ("retry", retry_word(self.timeout, self.retry_cnt, self.rnr_retry)),
         ]
     }
 
@@ -291,6 +306,9 @@ pub(crate) mod tests {
             rq_base: 0x2000,
             rq_log_size: 4,
             recv_cq: 0,
+            timeout: 14,
+            retry_cnt: 7,
+            rnr_retry: 7,
         }
     }
 

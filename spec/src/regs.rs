@@ -199,18 +199,19 @@ pub const BLOCKS: &[Block] = &[
     Block {
         name: "tx_counters",
         kind: TYPE_TX_COUNTERS,
-        version: 1,
+        version: 2,
         base: 0x300,
         regs: &[
             reg("frames", 0x0C, Access::Status, 0, "frames handed to the MAC"),
             reg("wqes", 0x10, Access::Status, 0, "send WQEs the requester has sent"),
             reg("wqe_errors", 0x14, Access::Status, 0, "send WQEs refused (local key, bounds, opcode or length) or flushed behind a refused one"),
+            reg("resent", 0x18, Access::Status, 0, "request packets sent again (go-back-N after a sequence NAK, a timeout or an RNR wait)"),
         ],
     },
     Block {
         name: "qp",
         kind: TYPE_QP,
-        version: 2,
+        version: 3,
         base: 0x400,
         regs: &[
             reg("commit", 0x0C, Access::Command, 0, "write a QPN: the staged context below becomes that QP's, its send and receive queues start empty at index 0"),
@@ -232,7 +233,7 @@ pub const BLOCKS: &[Block] = &[
             reg("sq_psn", 0x4C, Access::Control, 0, "first PSN the send queue uses"),
             reg("sq_base_lo", 0x50, Access::Control, 0, "send queue ring IOVA, low 32 bits (64-byte aligned)"),
             reg("sq_base_hi", 0x54, Access::Control, 0, "send queue ring IOVA, high 32 bits"),
-            reg("sq_log_size", 0x58, Access::Control, 0, "send queue entries as log2 (0 ... 15)"),
+            reg("sq_log_size", 0x58, Access::Control, 0, "send queue entries as log2 (0 ... 8)"),
             reg("pd", 0x5C, Access::Control, 0, "protection domain of the QP's local and remote keys"),
             reg("rq_psn", 0x60, Access::Control, 0, "PSN the responder expects first"),
             reg("send_cq", 0x64, Access::Control, 0, "CQ of the send queue's completions"),
@@ -240,6 +241,7 @@ pub const BLOCKS: &[Block] = &[
             reg("rq_base_hi", 0x6C, Access::Control, 0, "receive queue ring IOVA, high 32 bits"),
             reg("rq_log_size", 0x70, Access::Control, 0, "receive queue entries as log2 (0 ... 15)"),
             reg("recv_cq", 0x74, Access::Control, 0, "CQ of the receive queue's completions"),
+            reg("retry", 0x78, Access::Control, 0, "bits 4:0 local ACK timeout (4.096 us x 2^t, 0 = none), 10:8 retry count, 14:12 RNR retry count (7 = no limit)"),
         ],
     },
     Block {
@@ -303,14 +305,19 @@ pub const BLOCKS: &[Block] = &[
     Block {
         name: "completer",
         kind: TYPE_COMPLETER,
-        version: 2,
+        version: 3,
         base: 0x900,
         regs: &[
             reg("acks", 0x0C, Access::Status, 0, "ACKs received for this card's requests"),
-            reg("naks", 0x10, Access::Status, 0, "NAKs received (each completes its WQE in error)"),
+            reg("naks", 0x10, Access::Status, 0, "NAKs and RNR NAKs received"),
             reg("cqes", 0x14, Access::Status, 0, "completion entries written"),
             reg("unexpected", 0x18, Access::Status, 0, "acknowledges for no outstanding WQE, or for an unusable QP: dropped"),
             reg("cq_overflows", 0x1C, Access::Status, 0, "CQEs dropped: their CQ was full (a consumer doorbell frees entries)"),
+            reg("naks_sequence", 0x20, Access::Status, 0, "PSN sequence NAKs received (each rewinds the send queue)"),
+            reg("naks_rnr", 0x24, Access::Status, 0, "RNR NAKs received (the send queue waits the NAK's timer, then rewinds)"),
+            reg("timeouts", 0x28, Access::Status, 0, "local ACK timeouts (each rewinds the send queue)"),
+            reg("rewinds", 0x2C, Access::Status, 0, "go-back-N restarts handed to the requester"),
+            reg("retries_exceeded", 0x30, Access::Status, 0, "send queues put in error: retry or RNR retry count exhausted"),
         ],
     },
 ];

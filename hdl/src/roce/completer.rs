@@ -5,9 +5,17 @@
 //! requester sent and the MSN now covers completes successfully, in order. A NAK for an
 //! invalid request or a remote access error completes the oldest outstanding WQE with that
 //! error and marks the QP broken: later acknowledges for it are dropped (`unexpected`), as are
-//! acknowledges that cover more than was sent. Sequence NAKs and RNR NAKs complete nothing
-//! (retransmission is not built yet). CQEs name the WQE by its send-queue index; the driver
-//! knows the rest. The reference is `rnic_spec::completer`.
+//! acknowledges that cover more than was sent. CQEs name the WQE by its send-queue index; the
+//! driver knows the rest. The reference is `rnic_spec::completer`.
+//!
+//! Retransmission decisions live here too: every NAK's MSN first acknowledges like an ACK's;
+//! then a sequence NAK, or a local ACK timeout (`RetryTimer`, kicked by each WQE sent and
+//! restarted by progress), uses a transport retry and asks the requester to go back to the
+//! oldest outstanding WQE (`rw_*`); an RNR NAK uses an RNR retry and arms an RNR wait whose
+//! end does the same. With no retry left — or on a NAK for an invalid request, a remote
+//! access or a remote operational error — the oldest WQE completes with its error, every
+//! later one with `Flushed`, and the requester is stopped (`rw_stop`); its marker report
+//! (`requester::ERR_MARKER`) flushes what it sent before it saw the stop.
 //!
 //! WQEs the requester refused or flushed are reported in order with the sent ones: the first
 //! error is recorded for the QP, and once every WQE before it has completed, it and every WQE
@@ -23,6 +31,7 @@
 
 use crate::pack_word;
 use crate::ram_fifo::RamFifo;
+use crate::roce::retry_timer::RetryTimer;
 use crate::stream::c;
 use rnic_spec::desc::CqStatus;
 use rnic_spec::regs::{CQ_SLOT_BITS, QP_SLOT_BITS};
@@ -38,12 +47,14 @@ pack_word! {
 pack_word! {
     /// A QP's completion state: next index to complete, MSN covered, broken by a NAK, and the
     /// first local error (its index and status).
-    lsb_first DoneWord: 66 { idx: 16, msn: 24, broken: 1, e_valid: 1, e_from: 16, e_status: 8 }
+    lsb_first DoneWord: 72 {
+        idx: 16, msn: 24, broken: 1, e_valid: 1, e_from: 16, e_status: 8, retry_left: 3, rnr_left: 3,
+    }
 }
 pack_word! { lsb_first CqWord: 68 { base: 64, log: 4 } }
 pack_word! {
-    /// A QP's completion queues: send and receive.
-    lsb_first QpCqs: 16 { send: 8, recv: 8 }
+    /// A QP's completion queues (send and receive) and its retry counts (`qp.retry`).
+    lsb_first QpCqs: 22 { send: 8, recv: 8, retry_cnt: 3, rnr_retry: 3 }
 }
 pack_word! { lsb_first CqOffset: 64 { zero: 5, index: 16 } }
 pack_word! { lsb_first Owner8: 8 { flag: 1 } }
@@ -56,6 +67,13 @@ const C_CQE: u64 = 4;
 const C_STORE: u64 = 5;
 const C_R_LOAD: u64 = 6;
 const C_ERRS: u64 = 7;
+const C_ACT: u64 = 8;
+const C_RW: u64 = 9;
+/// What an acknowledge or an expiry asks for once its completions are written.
+const ACT_NONE: u64 = 0;
+const ACT_REWIND: u64 = 1;
+const ACT_RNR: u64 = 2;
+const ACT_BREAK: u64 = 3;
 
 crate::hdl_block! {
     pub struct Completer {
@@ -65,6 +83,7 @@ crate::hdl_block! {
         pub qp_commit: Signal<In, Bits<32>>,
         pub qp_send_cq: Signal<In, Bits<32>>,
         pub qp_recv_cq: Signal<In, Bits<32>>,
+        pub qp_retry: Signal<In, Bits<32>>,
         /// `cq.commit` with the staged ring.
         pub cq_commit_valid: Signal<In, Bit>,
         pub cq_commit: Signal<In, Bits<32>>,
@@ -86,6 +105,23 @@ crate::hdl_block! {
         pub ack_qp: Signal<In, Bits<QP_SLOT_BITS>>,
         pub ack_syndrome: Signal<In, Bits<8>>,
         pub ack_msn: Signal<In, Bits<24>>,
+        pub ack_psn: Signal<In, Bits<24>>,
+        /// Go-back-N requests to the requester (`Requester::rw_*`).
+        pub rw_valid: Signal<Out, Bit>,
+        pub rw_ready: Signal<In, Bit>,
+        pub rw_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
+        pub rw_index: Signal<Out, Bits<16>>,
+        pub rw_psn: Signal<Out, Bits<24>>,
+        pub rw_skip: Signal<Out, Bits<1>>,
+        pub rw_stop: Signal<Out, Bits<1>>,
+        /// The completion fence (see the requester): before a send CQE for WQE `i` is written,
+        /// `i + 1` is published as the QP's completed count, and the CQE waits while the
+        /// requester claims that QP for a WQE fetch that may have read the count before.
+        pub done_valid: Signal<Out, Bit>,
+        pub done_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
+        pub done_index: Signal<Out, Bits<16>>,
+        pub claim: Signal<In, Bit>,
+        pub claim_qp: Signal<In, Bits<QP_SLOT_BITS>>,
         /// Receive completions from the responder.
         pub rc_valid: Signal<In, Bit>,
         pub rc_ready: Signal<Out, Bit>,
@@ -108,12 +144,66 @@ crate::hdl_block! {
         pub cqes: Signal<Out, Bits<32>>,
         pub unexpected: Signal<Out, Bits<32>>,
         pub cq_overflows: Signal<Out, Bits<32>>,
+        pub naks_sequence: Signal<Out, Bits<32>>,
+        pub naks_rnr: Signal<Out, Bits<32>>,
+        pub timeouts: Signal<Out, Bits<32>>,
+        pub rewinds: Signal<Out, Bits<32>>,
+        pub retries_exceeded: Signal<Out, Bits<32>>,
+
+        timer: RetryTimer,
+        published: DFF<Bit>,
+        fenced: DFF<Bit>,
+        act: DFF<Bits<2>>,
+        act_skip: DFF<Bits<1>>,
+        act_retry: DFF<Bit>,
+        brk_status: DFF<Bits<8>>,
+        kill: DFF<Bit>,
+        is_tmo: DFF<Bit>,
+        is_rnr_exp: DFF<Bit>,
+        rnr_t: DFF<Bits<32>>,
+        progress: DFF<Bit>,
+        rewound: DFF<Bit>,
+        tcmd_rnr: DFF<Bit>,
+        a_psn: DFF<Bits<24>>,
+        cfg_retry: DFF<Bits<3>>,
+        cfg_rnr: DFF<Bits<3>>,
+        retry_left: DFF<Bits<3>>,
+        rnr_left: DFF<Bits<3>>,
+        n_seq: DFF<Bits<32>>,
+        n_rnr: DFF<Bits<32>>,
+        n_tmo: DFF<Bits<32>>,
+        n_rw: DFF<Bits<32>>,
+        n_exc: DFF<Bits<32>>,
+        s_fire: Signal<Local, Bit>,
+        cover_bad: Signal<Local, Bit>,
+        is_rnr: Signal<Local, Bit>,
+        idle_q: Signal<Local, Bit>,
+        brk_now: Signal<Local, Bit>,
+        brk_st: Signal<Local, Bits<8>>,
+        c_act: Constant<Bits<4>> = c::<4>(C_ACT),
+        c_rw: Constant<Bits<4>> = c::<4>(C_RW),
+        act_none: Constant<Bits<2>> = c::<2>(ACT_NONE),
+        act_rewind: Constant<Bits<2>> = c::<2>(ACT_REWIND),
+        act_rnr: Constant<Bits<2>> = c::<2>(ACT_RNR),
+        act_break: Constant<Bits<2>> = c::<2>(ACT_BREAK),
+        zero3: Constant<Bits<3>> = c::<3>(0),
+        one3: Constant<Bits<3>> = c::<3>(1),
+        forever3: Constant<Bits<3>> = c::<3>(rnic_spec::retry::RNR_RETRY_FOREVER as u64),
+        rnr_class: Constant<Bits<2>> = c::<2>(1),
+        nak_seq: Constant<Bits<5>> = c::<5>(0),
+        nak_operational: Constant<Bits<5>> = c::<5>(3),
+        marker: Constant<Bits<8>> = c::<8>(crate::roce::requester::ERR_MARKER),
+        st_oper: Constant<Bits<8>> = c::<8>(CqStatus::RemoteOperational as u64),
+        st_retry: Constant<Bits<8>> = c::<8>(CqStatus::RetryExceeded as u64),
+        st_rnr: Constant<Bits<8>> = c::<8>(CqStatus::RnrRetryExceeded as u64),
+        rnr_codes: [Constant<Bits<5>>; 32] = crate::stream::numbers::<5, 32>(),
+        rnr_ticks: [Constant<Bits<32>>; 32] = rnr_tick_table(),
 
         /// Per QP: WQEs sent (written on `sent`), completed / covered MSN / broken (the FSM).
         sent_ram: RAM<Bits<16>, QP_SLOT_BITS>,
         /// The same counts, read by the FSM (a RAM has one read port).
         sent_copy: RAM<Bits<16>, QP_SLOT_BITS>,
-        done_ram: RAM<Bits<66>, QP_SLOT_BITS>,
+        done_ram: RAM<Bits<72>, QP_SLOT_BITS>,
         /// Refused WQEs for the FSM: QP, send-queue index, status.
         local_q: RamFifo<6, 5, QP_SLOT_BITS, 16, 8>,
         local_tail: DFF<Bits<6>>,
@@ -124,14 +214,14 @@ crate::hdl_block! {
         e_valid: DFF<Bit>,
         e_from: DFF<Bits<16>>,
         e_status: DFF<Bits<8>>,
-        c_errs: Constant<Bits<3>> = c::<3>(C_ERRS),
+        c_errs: Constant<Bits<4>> = c::<4>(C_ERRS),
         one6: Constant<Bits<6>> = c::<6>(1),
         depth6: Constant<Bits<6>> = c::<6>(32),
         half16: Constant<Bits<16>> = c::<16>(0x8000),
         st_flushed: Constant<Bits<8>> = c::<8>(CqStatus::Flushed as u64),
         err_take: Signal<Local, Bit>,
         errs_left: Signal<Local, Bit>,
-        cq_of: RAM<Bits<16>, QP_SLOT_BITS>,
+        cq_of: RAM<Bits<22>, QP_SLOT_BITS>,
         qp_cqs: QpCqs,
         cq_ram: RAM<Bits<68>, CQ_SLOT_BITS>,
         pi_ram: RAM<Bits<16>, CQ_SLOT_BITS>,
@@ -158,13 +248,13 @@ crate::hdl_block! {
         cqe: CqeBeat,
         owner8: Owner8,
 
-        c_idle: Constant<Bits<3>> = c::<3>(C_IDLE),
-        c_load: Constant<Bits<3>> = c::<3>(C_LOAD),
-        c_load_cq: Constant<Bits<3>> = c::<3>(C_LOAD_CQ),
-        c_decide: Constant<Bits<3>> = c::<3>(C_DECIDE),
-        c_cqe: Constant<Bits<3>> = c::<3>(C_CQE),
-        c_store: Constant<Bits<3>> = c::<3>(C_STORE),
-        c_r_load: Constant<Bits<3>> = c::<3>(C_R_LOAD),
+        c_idle: Constant<Bits<4>> = c::<4>(C_IDLE),
+        c_load: Constant<Bits<4>> = c::<4>(C_LOAD),
+        c_load_cq: Constant<Bits<4>> = c::<4>(C_LOAD_CQ),
+        c_decide: Constant<Bits<4>> = c::<4>(C_DECIDE),
+        c_cqe: Constant<Bits<4>> = c::<4>(C_CQE),
+        c_store: Constant<Bits<4>> = c::<4>(C_STORE),
+        c_r_load: Constant<Bits<4>> = c::<4>(C_R_LOAD),
         zero1: Constant<Bits<1>> = c::<1>(0),
         one1: Constant<Bits<1>> = c::<1>(1),
         zero5: Constant<Bits<5>> = c::<5>(0),
@@ -181,13 +271,12 @@ crate::hdl_block! {
         half24: Constant<Bits<24>> = c::<24>(0x80_0000),
         nak_class: Constant<Bits<2>> = c::<2>(3),
         ack_class: Constant<Bits<2>> = c::<2>(0),
-        nak_invalid: Constant<Bits<5>> = c::<5>(1),
         nak_access: Constant<Bits<5>> = c::<5>(2),
         st_ok: Constant<Bits<8>> = c::<8>(CqStatus::Success as u64),
         st_invalid: Constant<Bits<8>> = c::<8>(CqStatus::RemoteInvalidRequest as u64),
         st_access: Constant<Bits<8>> = c::<8>(CqStatus::RemoteAccess as u64),
 
-        state: DFF<Bits<3>>,
+        state: DFF<Bits<4>>,
         /// The CQE being written is a receive completion (fields below), not an acknowledge's.
         is_recv: DFF<Bit>,
         r_len: DFF<Bits<32>>,
@@ -230,13 +319,24 @@ crate::hdl_block! {
     }
 }
 
+/// Ticks of each RNR NAK timer code (`rnic_spec::retry::rnr_ticks`).
+fn rnr_tick_table() -> [Constant<Bits<32>>; 32] {
+    std::array::from_fn(|i| c::<32>(rnic_spec::retry::rnr_ticks(i as u8) as u64))
+}
+
 impl Logic for Completer {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
             self, clock, sent_tail, s_busy, s_qp, local_tail, s_status, is_local, l_idx, l_status, e_valid, e_from, e_status, state, is_recv, r_len, r_imm, r_op, r_flags, ack_q, syn, msn, cqn, sent, d_idx, d_msn, broken, ring_base,
-            cq_mask, cq_log, pi, left, db_last, db_last_cq, db_last_ci, ci, cq_size, n_overflows, status, is_error, cmd_done, beat_done, n_acks, n_naks, n_cqes, n_unexpected
+            cq_mask, cq_log, pi, left, db_last, db_last_cq, db_last_ci, ci, cq_size, n_overflows, status, is_error, cmd_done, beat_done, n_acks, n_naks, n_cqes, n_unexpected,
+            act, act_skip, act_retry, brk_status, kill, is_tmo, is_rnr_exp, rnr_t, progress, rewound, tcmd_rnr, a_psn, cfg_retry, cfg_rnr,
+            retry_left, rnr_left, n_seq, n_rnr, n_tmo, n_rw, n_exc, published, fenced
         );
+        self.timer.clock.next = self.clock.val();
+        self.timer.qp_commit_valid.next = self.qp_commit_valid.val();
+        self.timer.qp_commit.next = self.qp_commit.val();
+        self.timer.qp_retry.next = self.qp_retry.val();
         self.sent_ram.read_clock.next = self.clock.val();
         self.sent_ram.write_clock.next = self.clock.val();
         self.sent_copy.read_clock.next = self.clock.val();
@@ -261,6 +361,8 @@ impl Logic for Completer {
         self.cq_of.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
         self.qp_cqs.send.next = self.qp_send_cq.val().get_bits::<CQ_SLOT_BITS>(0);
         self.qp_cqs.recv.next = self.qp_recv_cq.val().get_bits::<CQ_SLOT_BITS>(0);
+        self.qp_cqs.retry_cnt.next = self.qp_retry.val().get_bits::<3>(8);
+        self.qp_cqs.rnr_retry.next = self.qp_retry.val().get_bits::<3>(12);
         self.cq_of.write_data.next = self.qp_cqs.word.val();
         self.cq_word.base.next = self.cq_base.val();
         self.cq_word.log.next = self.cq_log_size.val().get_bits::<4>(0);
@@ -306,7 +408,18 @@ impl Logic for Completer {
             self.s_status.d.next = self.err_status.val();
             self.sent_ram.read_address.next = self.sent_qp.val();
         }
-        self.local_q.wr_en.next = self.s_busy.q.val() & !self.commit_ok.val() & (self.s_status.q.val() != self.zero8.val());
+        // A sent WQE kicks its QP's ACK timer; the event completes once the timer took it.
+        self.timer.kick_valid.next = self.s_busy.q.val() & !self.commit_ok.val() & (self.s_status.q.val() == self.zero8.val());
+        self.timer.kick_qp.next = self.s_qp.q.val();
+        // (The timer takes a kick in a cycle without a command: spelled out as there.)
+        self.s_fire.next = self.s_busy.q.val()
+            & !self.commit_ok.val()
+            & (!((self.state.q.val() == self.c_store.val())
+                & !self.cq_commit_ok.val()
+                & !self.is_recv.q.val()
+                & (self.tcmd_rnr.q.val() | self.broken.q.val() | self.progress.q.val() | self.rewound.q.val()))
+                | (self.s_status.q.val() != self.zero8.val()));
+        self.local_q.wr_en.next = self.s_fire.val() & (self.s_status.q.val() != self.zero8.val());
         self.local_q.wr_addr.next = self.local_tail.q.val().get_bits::<5>(0);
         self.local_q.wr_a.next = self.s_qp.q.val();
         self.local_q.wr_b.next = self.sent_ram.read_data.val();
@@ -315,10 +428,14 @@ impl Logic for Completer {
         if self.local_q.wr_en.val() {
             self.local_tail.d.next = self.local_tail.q.val() + self.one6.val();
         }
-        self.sent_ram.write_enable.next = self.commit_ok.val() | (self.s_busy.q.val() & !self.commit_ok.val());
+        self.sent_ram.write_enable.next = self.commit_ok.val() | self.s_fire.val();
         self.sent_ram.write_address.next = self.s_qp.q.val();
+        // (The requester's marker is no WQE: it takes no index.)
         self.sent_ram.write_data.next = self.sent_ram.read_data.val() + self.one16.val();
-        if self.s_busy.q.val() & !self.commit_ok.val() {
+        if self.s_status.q.val() == self.marker.val() {
+            self.sent_ram.write_data.next = self.sent_ram.read_data.val();
+        }
+        if self.s_fire.val() {
             self.s_busy.d.next = false;
         }
         if self.commit_ok.val() {
@@ -336,6 +453,10 @@ impl Logic for Completer {
         self.done_commit.e_valid.next = self.zero1.val();
         self.done_commit.e_from.next = self.zero16.val();
         self.done_commit.e_status.next = self.zero8.val();
+        self.done_commit.retry_left.next = self.qp_retry.val().get_bits::<3>(8);
+        self.done_commit.rnr_left.next = self.qp_retry.val().get_bits::<3>(12);
+        self.done_back.retry_left.next = self.retry_left.q.val();
+        self.done_back.rnr_left.next = self.rnr_left.q.val();
         self.done_back.e_valid.next = self.zero1.val();
         if self.e_valid.q.val() {
             self.done_back.e_valid.next = self.one1.val();
@@ -392,6 +513,11 @@ impl Logic for Completer {
                 if self.rc_valid.val() {
                     self.cq_of.read_address.next = self.rc_qp.val();
                 }
+                if !self.rc_valid.val() & !self.local_q.out_valid.val() {
+                    self.done_ram.read_address.next = self.timer.exp_qp.val();
+                    self.cq_of.read_address.next = self.timer.exp_qp.val();
+                    self.sent_copy.read_address.next = self.timer.exp_qp.val();
+                }
             }
         }
         self.cq_ram.read_address.next = self.cqn.q.val();
@@ -414,7 +540,19 @@ impl Logic for Completer {
         // (The room check is spelled out in each use: see the requester on valid / ready.)
         self.wr_valid.next = (self.state.q.val() == self.c_cqe.val())
             & !self.cmd_done.q.val()
+            & (self.is_recv.q.val() | self.fenced.q.val())
             & ((self.pi.q.val() - self.ci.q.val()) != self.cq_size.q.val());
+        // The fence: publish, then wait for the requester's claim on the QP to end.
+        self.done_valid.next = (self.state.q.val() == self.c_cqe.val()) & !self.is_recv.q.val() & !self.published.q.val();
+        self.done_qp.next = self.ack_q.q.val();
+        self.done_index.next = self.d_idx.q.val() + self.one16.val();
+        // (Spelled out, not read back from the output: see the requester on valid / ready.)
+        if (self.state.q.val() == self.c_cqe.val()) & !self.is_recv.q.val() & !self.published.q.val() {
+            self.published.d.next = true;
+        }
+        if (self.state.q.val() == self.c_cqe.val()) & self.published.q.val() & !(self.claim.val() & (self.claim_qp.val() == self.ack_q.q.val())) {
+            self.fenced.d.next = true;
+        }
         self.wr_addr.next = self.ring_base.q.val() + self.cq_off.word.val();
         self.wd_valid.next = (self.state.q.val() == self.c_cqe.val()) & self.cmd_done.q.val() & !self.beat_done.q.val();
         // Phase: 1 on the ring's first pass, 0 on the second, and so on.
@@ -454,23 +592,36 @@ impl Logic for Completer {
         }
         self.is_ack.next = self.syn.q.val().get_bits::<2>(5) == self.ack_class.val();
         self.is_nak.next = self.syn.q.val().get_bits::<2>(5) == self.nak_class.val();
+        self.is_rnr.next = self.syn.q.val().get_bits::<2>(5) == self.rnr_class.val();
         self.nak_code.next = self.syn.q.val().get_bits::<5>(0);
         self.cmd_fire.next = self.wr_ready.val()
             & (self.state.q.val() == self.c_cqe.val())
             & !self.cmd_done.q.val()
+            & (self.is_recv.q.val() | self.fenced.q.val())
             & ((self.pi.q.val() - self.ci.q.val()) != self.cq_size.q.val());
         self.cq_drop.next = (self.state.q.val() == self.c_cqe.val())
             & !self.cmd_done.q.val()
+            & (self.is_recv.q.val() | self.fenced.q.val())
             & ((self.pi.q.val() - self.ci.q.val()) == self.cq_size.q.val());
         self.beat_fire.next =
             self.wd_ready.val() & (self.state.q.val() == self.c_cqe.val()) & self.cmd_done.q.val() & !self.beat_done.q.val();
         self.cqe_done.next = ((self.beat_done.q.val() | self.beat_fire.val()) & (self.cmd_done.q.val() | self.cmd_fire.val())) | self.cq_drop.val();
 
+        if self.state.q.val() == self.c_idle.val() {
+            self.act.d.next = self.act_none.val();
+            self.kill.d.next = false;
+            self.progress.d.next = false;
+            self.rewound.d.next = false;
+            self.tcmd_rnr.d.next = false;
+            self.is_tmo.d.next = false;
+            self.is_rnr_exp.d.next = false;
+        }
         if (self.state.q.val() == self.c_idle.val()) & self.ack_valid.val() {
             self.is_local.d.next = false;
             self.ack_q.d.next = self.ack_qp.val();
             self.syn.d.next = self.ack_syndrome.val();
             self.msn.d.next = self.ack_msn.val();
+            self.a_psn.d.next = self.ack_psn.val();
             self.is_recv.d.next = false;
             self.state.d.next = self.c_load.val();
         }
@@ -499,6 +650,27 @@ impl Logic for Completer {
             self.is_recv.d.next = false;
             self.state.d.next = self.c_load.val();
         }
+        // Lowest: a fired timer (a local ACK timeout, or the end of an RNR wait).
+        self.timer.exp_ready.next = (self.state.q.val() == self.c_idle.val())
+            & !self.ack_valid.val()
+            & !self.rc_valid.val()
+            & !self.local_q.out_valid.val();
+        if (self.state.q.val() == self.c_idle.val())
+            & !self.ack_valid.val()
+            & !self.rc_valid.val()
+            & !self.local_q.out_valid.val()
+            & self.timer.exp_valid.val()
+        {
+            self.ack_q.d.next = self.timer.exp_qp.val();
+            self.is_local.d.next = false;
+            self.is_recv.d.next = false;
+            self.is_tmo.d.next = true;
+            self.is_rnr_exp.d.next = self.timer.exp_rnr.val();
+            self.act.d.next = self.act_rewind.val();
+            self.act_skip.d.next = self.zero1.val();
+            self.act_retry.d.next = !self.timer.exp_rnr.val();
+            self.state.d.next = self.c_load.val();
+        }
         if self.state.q.val() == self.c_r_load.val() {
             self.cqn.d.next = self.cq_of.read_data.val().get_bits::<CQ_SLOT_BITS>(8);
             self.state.d.next = self.c_load_cq.val();
@@ -512,6 +684,10 @@ impl Logic for Completer {
             self.e_status.d.next = self.done_ram.read_data.val().get_bits::<8>(58);
             self.cqn.d.next = self.cq_of.read_data.val().get_bits::<CQ_SLOT_BITS>(0);
             self.sent.d.next = self.sent_copy.read_data.val();
+            self.retry_left.d.next = self.done_ram.read_data.val().get_bits::<3>(66);
+            self.rnr_left.d.next = self.done_ram.read_data.val().get_bits::<3>(69);
+            self.cfg_retry.d.next = self.cq_of.read_data.val().get_bits::<3>(16);
+            self.cfg_rnr.d.next = self.cq_of.read_data.val().get_bits::<3>(19);
             self.state.d.next = self.c_load_cq.val();
         }
         if self.state.q.val() == self.c_load_cq.val() {
@@ -529,51 +705,150 @@ impl Logic for Completer {
                 self.state.d.next = self.c_cqe.val();
             }
         }
+        // An acknowledge's MSN completes what it covers: none (a repeated one), or up to what
+        // was sent; more than that, or anything on a broken queue, is unexpected.
+        self.cover_bad.next = (self.covered.val() != self.zero24.val())
+            & ((self.covered.val() >= self.half24.val())
+                | (self.covered.val().get_bits::<8>(16) != self.zero8.val())
+                | (self.covered.val().get_bits::<16>(0) > self.outstanding.val())
+                | self.broken.q.val());
         if self.state.q.val() == self.c_decide.val() {
             self.state.d.next = self.c_idle.val();
             self.cmd_done.d.next = false;
             self.beat_done.d.next = false;
             if self.is_local.q.val() {
-                if !self.e_valid.q.val() {
+                if !self.e_valid.q.val() & (self.l_status.q.val() != self.marker.val()) {
                     self.e_valid.d.next = true;
                     self.e_from.d.next = self.l_idx.q.val();
                     self.e_status.d.next = self.l_status.q.val();
                 }
                 self.state.d.next = self.c_errs.val();
             }
-            if self.is_ack.val() & !self.is_local.q.val() {
-                self.n_acks.d.next = self.n_acks.q.val() + self.one32.val();
-                // The WQEs the MSN now covers: none (a repeated ACK), or up to what was sent.
-                if (self.covered.val() != self.zero24.val()) & (self.covered.val() < self.half24.val()) {
+            if self.is_tmo.q.val() {
+                self.state.d.next = self.c_act.val();
+            }
+            if !self.is_local.q.val() & !self.is_tmo.q.val() {
+                if self.is_ack.val() {
+                    self.n_acks.d.next = self.n_acks.q.val() + self.one32.val();
+                } else {
+                    self.n_naks.d.next = self.n_naks.q.val() + self.one32.val();
+                }
+                // What the acknowledge asks for once its completions are written.
+                self.act.d.next = self.act_none.val();
+                self.act_skip.d.next = self.zero1.val();
+                self.act_retry.d.next = false;
+                if self.is_rnr.val() {
+                    self.n_rnr.d.next = self.n_rnr.q.val() + self.one32.val();
+                    self.act.d.next = self.act_rnr.val();
+                    for i in 0..32 {
+                        if self.nak_code.val() == self.rnr_codes[i].val() {
+                            self.rnr_t.d.next = self.rnr_ticks[i].val();
+                        }
+                    }
+                }
+                if self.is_nak.val() {
+                    self.act.d.next = self.act_break.val();
+                    if self.nak_code.val() == self.nak_seq.val() {
+                        self.n_seq.d.next = self.n_seq.q.val() + self.one32.val();
+                        self.act.d.next = self.act_rewind.val();
+                        self.act_skip.d.next = self.one1.val();
+                        self.act_retry.d.next = true;
+                    }
+                    self.brk_status.d.next = self.st_invalid.val();
+                    if self.nak_code.val() == self.nak_access.val() {
+                        self.brk_status.d.next = self.st_access.val();
+                    }
+                    if self.nak_code.val() == self.nak_operational.val() {
+                        self.brk_status.d.next = self.st_oper.val();
+                    }
+                    // (Reserved NAK codes ask for nothing.)
+                    if self.nak_code.val() > self.nak_operational.val() {
+                        self.act.d.next = self.act_none.val();
+                    }
+                }
+                self.state.d.next = self.c_act.val();
+                if (self.covered.val() != self.zero24.val()) & !self.cover_bad.val() {
                     self.left.d.next = self.covered.val().get_bits::<16>(0);
                     self.status.d.next = self.st_ok.val();
                     self.is_error.d.next = false;
                     self.state.d.next = self.c_cqe.val();
+                    // Progress: the retry counts start again.
+                    self.progress.d.next = true;
+                    self.retry_left.d.next = self.cfg_retry.q.val();
+                    self.rnr_left.d.next = self.cfg_rnr.q.val();
                 }
-                if (self.covered.val() >= self.half24.val())
-                    | (self.covered.val().get_bits::<8>(16) != self.zero8.val())
-                    | (self.covered.val().get_bits::<16>(0) > self.outstanding.val())
-                    | self.broken.q.val()
-                {
+                if self.cover_bad.val() {
                     self.n_unexpected.d.next = self.n_unexpected.q.val() + self.one32.val();
+                    self.act.d.next = self.act_none.val();
                     self.state.d.next = self.c_idle.val();
                 }
             }
-            if self.is_nak.val() & !self.is_local.q.val() {
-                self.n_naks.d.next = self.n_naks.q.val() + self.one32.val();
-                if ((self.nak_code.val() == self.nak_invalid.val()) | (self.nak_code.val() == self.nak_access.val()))
-                    & !self.broken.q.val()
-                    & (self.outstanding.val() != self.zero16.val())
-                {
-                    self.left.d.next = self.one16.val();
-                    self.status.d.next = self.st_access.val();
-                    if self.nak_code.val() == self.nak_invalid.val() {
-                        self.status.d.next = self.st_invalid.val();
+        }
+        // The action, once the covered WQEs have completed: a rewind (using a retry unless it
+        // ends an RNR wait), an RNR wait, or breaking the queue (also when no retry is left).
+        self.idle_q.next = self.broken.q.val() | (self.outstanding.val() == self.zero16.val());
+        self.brk_now.next = false;
+        self.brk_st.next = self.brk_status.q.val();
+        if self.state.q.val() == self.c_act.val() {
+            self.state.d.next = self.c_errs.val();
+            self.act.d.next = self.act_none.val();
+            if (self.act.q.val() == self.act_rewind.val()) & !self.idle_q.val() {
+                if self.act_retry.q.val() & (self.retry_left.q.val() == self.zero3.val()) {
+                    self.brk_now.next = true;
+                    self.brk_st.next = self.st_retry.val();
+                } else {
+                    if self.act_retry.q.val() {
+                        self.retry_left.d.next = self.retry_left.q.val() - self.one3.val();
                     }
-                    self.is_error.d.next = true;
-                    self.state.d.next = self.c_cqe.val();
+                    if self.is_tmo.q.val() & self.act_retry.q.val() {
+                        self.n_tmo.d.next = self.n_tmo.q.val() + self.one32.val();
+                    }
+                    self.rewound.d.next = true;
+                    self.state.d.next = self.c_rw.val();
                 }
             }
+            if (self.act.q.val() == self.act_rnr.val()) & !self.idle_q.val() {
+                if (self.cfg_rnr.q.val() != self.forever3.val()) & (self.rnr_left.q.val() == self.zero3.val()) {
+                    self.brk_now.next = true;
+                    self.brk_st.next = self.st_rnr.val();
+                } else {
+                    if self.cfg_rnr.q.val() != self.forever3.val() {
+                        self.rnr_left.d.next = self.rnr_left.q.val() - self.one3.val();
+                    }
+                    self.tcmd_rnr.d.next = true;
+                }
+            }
+            if (self.act.q.val() == self.act_break.val()) & !self.idle_q.val() {
+                self.brk_now.next = true;
+            }
+        }
+        if self.brk_now.val() {
+            // The oldest outstanding WQE fails, the rest are flushed (C_ERRS), the requester stops.
+            self.e_valid.d.next = true;
+            self.e_from.d.next = self.d_idx.q.val();
+            self.e_status.d.next = self.brk_st.val();
+            self.broken.d.next = true;
+            self.kill.d.next = true;
+            self.n_exc.d.next = self.n_exc.q.val() + self.one32.val();
+            if self.act.q.val() == self.act_break.val() {
+                self.n_exc.d.next = self.n_exc.q.val();
+            }
+        }
+        self.rw_valid.next = self.state.q.val() == self.c_rw.val();
+        self.rw_qp.next = self.ack_q.q.val();
+        self.rw_index.next = self.d_idx.q.val();
+        self.rw_psn.next = self.a_psn.q.val();
+        self.rw_skip.next = self.act_skip.q.val();
+        self.rw_stop.next = self.zero1.val();
+        if self.kill.q.val() {
+            self.rw_stop.next = self.one1.val();
+        }
+        if (self.state.q.val() == self.c_rw.val()) & self.rw_ready.val() {
+            if !self.kill.q.val() {
+                self.n_rw.d.next = self.n_rw.q.val() + self.one32.val();
+            }
+            self.kill.d.next = false;
+            self.state.d.next = self.c_errs.val();
         }
         if self.state.q.val() == self.c_cqe.val() {
             if self.cmd_fire.val() {
@@ -585,6 +860,8 @@ impl Logic for Completer {
             if self.cqe_done.val() {
                 self.cmd_done.d.next = false;
                 self.beat_done.d.next = false;
+                self.published.d.next = false;
+                self.fenced.d.next = false;
                 if self.cq_drop.val() {
                     self.n_overflows.d.next = self.n_overflows.q.val() + self.one32.val();
                 } else {
@@ -600,7 +877,7 @@ impl Logic for Completer {
                     self.broken.d.next = true;
                 }
                 if self.left.q.val() == self.one16.val() {
-                    self.state.d.next = self.c_errs.val();
+                    self.state.d.next = self.c_act.val();
                 }
             }
         }
@@ -611,6 +888,9 @@ impl Logic for Completer {
             & (self.d_idx.q.val() != self.sent.q.val());
         if self.state.q.val() == self.c_errs.val() {
             self.state.d.next = self.c_store.val();
+            if self.kill.q.val() {
+                self.state.d.next = self.c_rw.val();
+            }
             if self.errs_left.val() {
                 self.left.d.next = self.one16.val();
                 self.is_error.d.next = true;
@@ -626,12 +906,29 @@ impl Logic for Completer {
         if (self.state.q.val() == self.c_store.val()) & !self.commit_ok.val() & !self.cq_commit_ok.val() {
             self.state.d.next = self.c_idle.val();
         }
+        // The QP's timer as the event leaves it: an RNR wait; stopped with the queue broken;
+        // restarted by progress or a rewind (a timer left running with nothing outstanding
+        // fires once and is ignored, so no disarm can race a WQE sent meanwhile).
+        self.timer.cmd_valid.next = (self.state.q.val() == self.c_store.val())
+            & !self.commit_ok.val()
+            & !self.cq_commit_ok.val()
+            & !self.is_recv.q.val()
+            & (self.tcmd_rnr.q.val() | self.broken.q.val() | self.progress.q.val() | self.rewound.q.val());
+        self.timer.cmd_qp.next = self.ack_q.q.val();
+        self.timer.cmd_arm.next = !self.broken.q.val();
+        self.timer.cmd_rnr.next = self.tcmd_rnr.q.val();
+        self.timer.cmd_ticks.next = self.rnr_t.q.val();
 
         self.acks.next = self.n_acks.q.val();
         self.naks.next = self.n_naks.q.val();
         self.cqes.next = self.n_cqes.q.val();
         self.unexpected.next = self.n_unexpected.q.val();
         self.cq_overflows.next = self.n_overflows.q.val();
+        self.naks_sequence.next = self.n_seq.q.val();
+        self.naks_rnr.next = self.n_rnr.q.val();
+        self.timeouts.next = self.n_tmo.q.val();
+        self.rewinds.next = self.n_rw.q.val();
+        self.retries_exceeded.next = self.n_exc.q.val();
         // A consumer doorbell for the CQ being written (after its load) moves the room on.
         if (self.state.q.val() != self.c_idle.val())
             & (self.state.q.val() != self.c_load.val())

@@ -11,8 +11,8 @@ use rust_hdl::prelude::*;
 /// them by position: 0 state, 1 dest_qpn, 2/3 dest MAC low/high, 4 flags, 5 vlan_tci,
 /// 6 traffic, 7 flow_label, 8 udp_sport, 9..=12 dest IP (most significant first), 13 pkey,
 /// 14 pmtu, 15 sq_psn, 16/17 sq_base low/high, 18 sq_log_size, 19 pd, 20 rq_psn, 21 send_cq,
-/// 22/23 rq_base low/high, 24 rq_log_size, 25 recv_cq.
-pub const QP_STAGE_WORDS: usize = 26;
+/// 22/23 rq_base low/high, 24 rq_log_size, 25 recv_cq, 26 retry (taken by the completer).
+pub const QP_STAGE_WORDS: usize = 27;
 /// Bits of a context word.
 pub const CTX_BITS: usize = 461;
 

@@ -24,6 +24,28 @@
 //! completer with its error; the QP's send queue is then in error (IBTA: a local error moves
 //! the QP to Error), so every later WQE is flushed: consumed, sent nothing, reported with
 //! `Flushed`. Software commits a QP's context only while its send queue is idle.
+//!
+//! Go-back-N: the completer asks for a QP to be rewound (`rw_*`) after a sequence NAK, a
+//! local ACK timeout or an RNR wait. The request waits per QP (a pending bit, the newest
+//! wins) and is applied when the FSM next takes the QP, so it never races the FSM's own copy
+//! of the QP's state. The send queue then goes back to the oldest outstanding WQE — its first
+//! PSN comes from a table the requester writes as it starts each WQE (`psn_tab`, one entry per
+//! send-queue slot, which is why a send queue has at most 2^`SQ_LOG_SIZE_MAX` entries) — and
+//! re-reads the WQEs and their payload from host memory; after a sequence NAK the packets
+//! before the NAK's PSN are skipped, so the resend starts mid-message at the right offset
+//! (a WRITE's MIDDLE or LAST carries no RETH: the responder still holds the address). `hi`
+//! marks the first WQE never sent: WQEs below it are resends (no `sent` event, no error
+//! report; one its local check now refuses is skipped and left to the timer), and a resend
+//! never crosses it. A rewind with `rw_stop` (the completer broke the queue) ends any resend,
+//! puts the queue in error and reports a marker (`ERR_MARKER`) so the completer flushes the
+//! WQEs sent before it.
+//!
+//! A resend must never read a send-queue slot software has reused: once a WQE's completion is
+//! written, the driver may post a new WQE into its slot. So the completer publishes each
+//! QP's completed count (`done_*`) before it writes a send CQE, and holds the CQE while this
+//! FSM claims the QP (`claim`: from loading it until a resend's WQE fetch has returned); the
+//! FSM reads the count after claiming and resends only WQEs not yet completed. Each side
+//! writes its own flag before it reads the other's, so one of them always sees the other.
 
 use crate::pack_word;
 use crate::ram_fifo::RamFifo;
@@ -32,7 +54,7 @@ use crate::roce::qp_table::{ctx_at, QpTable, CTX_BITS};
 use crate::roce::tx_header::LEN_BITS;
 use crate::stream::c;
 use rnic_spec::desc::send_wqe;
-use rnic_spec::qp::{MAX_MESSAGE, WQE_BATCH};
+use rnic_spec::qp::{MAX_MESSAGE, SQ_LOG_SIZE_MAX, WQE_BATCH};
 use rnic_spec::regs::{qp_state, QPS, QP_SLOT_BITS};
 use rust_hdl::prelude::*;
 
@@ -41,7 +63,21 @@ const DESC_PTR: usize = 5;
 const DESC_ADDR: usize = 4;
 const READY_PTR: usize = QP_SLOT_BITS + 1;
 
-pack_word! { lsb_first SqStateWord: 41 { ci: 16, psn: 24, broken: 1 } }
+pack_word! {
+    /// A send queue's state: next WQE and PSN, in error, the first WQE never sent and its PSN
+    /// (`hi`, `hi_psn`: past the WQEs a rewind resends), and where a broken queue's resends stop.
+    lsb_first SqStateWord: 97 { ci: 16, psn: 24, broken: 1, hi: 16, hi_psn: 24, stop_at: 16 }
+}
+pack_word! {
+    /// A pending rewind: from WQE `index`, skipping packets before `psn` if `skip`; `stop`: break.
+    lsb_first RewindWord: 42 { index: 16, psn: 24, skip: 1, stop: 1 }
+}
+/// Address of a WQE's first PSN in `psn_tab`: QP and send-queue slot.
+const TAB_BITS: usize = QP_SLOT_BITS + SQ_LOG_SIZE_MAX as usize;
+pack_word! { lsb_first TabAddr: 16 { slot: 8, qp: 8 } }
+const _: () = assert!(TAB_BITS == 16 && SQ_LOG_SIZE_MAX == 8 && QP_SLOT_BITS == 8);
+/// `err_status` of the report a stopped queue sends: no WQE, the completer flushes what is due.
+pub const ERR_MARKER: u64 = 0xFF;
 pack_word! { lsb_first WqeOffset: 64 { zero: 6, index: 16 } }
 pack_word! { lsb_first BatchBytes: 16 { zero: 6, count: 3 } }
 pack_word! {
@@ -74,6 +110,8 @@ const S_WRITEBACK: u64 = 8;
 const S_REQUEUE: u64 = 9;
 const S_NEXT: u64 = 10;
 const S_REPORT: u64 = 11;
+const S_RW: u64 = 12;
+const S_RW_APPLY: u64 = 13;
 /// Positions a batch shifts down by (rust-hdl loops take a plain constant bound).
 const WQE_SHIFT: usize = WQE_BATCH - 1;
 
@@ -91,6 +129,20 @@ crate::hdl_block! {
         /// `doorbell.sq`: `desc::doorbell(qpn, producer index)`.
         pub sq_doorbell_valid: Signal<In, Bit>,
         pub sq_doorbell: Signal<In, Bits<32>>,
+        /// Rewind requests from the completer (see the module doc).
+        pub rw_valid: Signal<In, Bit>,
+        pub rw_ready: Signal<Out, Bit>,
+        pub rw_qp: Signal<In, Bits<QP_SLOT_BITS>>,
+        pub rw_index: Signal<In, Bits<16>>,
+        pub rw_psn: Signal<In, Bits<24>>,
+        pub rw_skip: Signal<In, Bits<1>>,
+        pub rw_stop: Signal<In, Bits<1>>,
+        /// The completion fence (see the module doc).
+        pub done_valid: Signal<In, Bit>,
+        pub done_qp: Signal<In, Bits<QP_SLOT_BITS>>,
+        pub done_index: Signal<In, Bits<16>>,
+        pub claim: Signal<Out, Bit>,
+        pub claim_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
         /// Local key check (an `MrTable` check port; the verdict comes a fixed time later).
         pub mr_valid: Signal<Out, Bit>,
         pub mr_key: Signal<Out, Bits<32>>,
@@ -149,9 +201,48 @@ crate::hdl_block! {
         /// WQEs sent, WQEs refused.
         pub wqes: Signal<Out, Bits<32>>,
         pub wqe_errors: Signal<Out, Bits<32>>,
+        /// Packets sent again after a rewind.
+        pub resent: Signal<Out, Bits<32>>,
 
         ctx_table: QpTable,
-        st_ram: RAM<Bits<41>, QP_SLOT_BITS>,
+        st_ram: RAM<Bits<97>, QP_SLOT_BITS>,
+        rw_ram: RAM<Bits<42>, QP_SLOT_BITS>,
+        done_ram: RAM<Bits<16>, QP_SLOT_BITS>,
+        behind: Signal<Local, Bit>,
+        psn_tab: RAM<Bits<24>, TAB_BITS>,
+        rw_word: RewindWord,
+        ahead: RewindWord,
+        tab_addr: TabAddr,
+        rw_pend: DFF<Bits<QPS_BITS>>,
+        rw_r: DFF<Bits<42>>,
+        hi: DFF<Bits<16>>,
+        hi_psn: DFF<Bits<24>>,
+        stop_at: DFF<Bits<16>>,
+        skipping: DFF<Bit>,
+        skip_psn: DFF<Bits<24>>,
+        resent_count: DFF<Bits<32>>,
+        rw_take: Signal<Local, Bit>,
+        rw_active: Signal<Local, Bits<QPS_BITS>>,
+        rw_push: Signal<Local, Bit>,
+        rw_hit: Signal<Local, Bit>,
+        pend_cur: Signal<Local, Bits<QPS_BITS>>,
+        resend: Signal<Local, Bit>,
+        top_psn: Signal<Local, Bits<24>>,
+        resend_lim: Signal<Local, Bits<16>>,
+        resend_end: Signal<Local, Bit>,
+        idle_back: Signal<Local, Bit>,
+        check_bad: Signal<Local, Bit>,
+        skip_now: Signal<Local, Bit>,
+        rw_in_range: Signal<Local, Bit>,
+        pend_set: Signal<Local, Bits<QPS_BITS>>,
+        pend_clr: Signal<Local, Bits<QPS_BITS>>,
+        s_rw: Constant<Bits<4>> = c::<4>(S_RW),
+        s_rw_apply: Constant<Bits<4>> = c::<4>(S_RW_APPLY),
+        marker: Constant<Bits<8>> = c::<8>(ERR_MARKER),
+        half16: Constant<Bits<16>> = c::<16>(0x8000),
+        half24: Constant<Bits<24>> = c::<24>(0x80_0000),
+        zero24: Constant<Bits<24>> = c::<24>(0),
+        tab_span: Constant<Bits<16>> = c::<16>(1 << SQ_LOG_SIZE_MAX),
         /// The QP's send queue is in error: its WQEs are flushed.
         broken: DFF<Bit>,
         st_protection: Constant<Bits<8>> = c::<8>(rnic_spec::desc::CqStatus::LocalProtection as u64),
@@ -347,7 +438,8 @@ impl Logic for Requester {
             self, clock, active, ready_tail, desc_tail, state, cur, saw_db, c_state, c_dest_qpn, c_mac, c_flags,
             c_vlan_tci, c_traffic, c_flow_label, c_udp_sport, c_ip, c_pkey, c_pmtu, c_base, c_mask, c_pd, ci, pi,
             psn, w_op, w_flags, w_imm, w_laddr, w_len, w_lkey, w_raddr, w_rkey, w_error, left, addr, first, d_done,
-            c_done, pl_out, r_valid, r_addr, r_len, wqe_count, error_count, batch, got, batch_err, broken, rep_status
+            c_done, pl_out, r_valid, r_addr, r_len, wqe_count, error_count, batch, got, batch_err, broken, rep_status,
+            rw_pend, rw_r, hi, hi_psn, stop_at, skipping, skip_psn, resent_count
         );
         for i in 0..WQE_BATCH {
             self.wq[i].clock.next = self.clock.val();
@@ -358,8 +450,21 @@ impl Logic for Requester {
         self.st_ram.write_clock.next = self.clock.val();
         self.pi_ram.read_clock.next = self.clock.val();
         self.pi_ram.write_clock.next = self.clock.val();
+        self.rw_ram.read_clock.next = self.clock.val();
+        self.done_ram.read_clock.next = self.clock.val();
+        self.done_ram.write_clock.next = self.clock.val();
+        self.rw_ram.write_clock.next = self.clock.val();
+        self.psn_tab.read_clock.next = self.clock.val();
+        self.psn_tab.write_clock.next = self.clock.val();
         self.ready.clock.next = self.clock.val();
         self.descs.clock.next = self.clock.val();
+
+        // Resending: WQEs below `hi` (the first PSN never sent is `top_psn`).
+        self.resend.next = self.ci.q.val() != self.hi.q.val();
+        self.top_psn.next = self.psn.q.val();
+        if self.resend.val() {
+            self.top_psn.next = self.hi_psn.q.val();
+        }
 
         // Commits: the staged context into the context RAM, the send queue reset.
         for i in 0..QP_STAGE_WORDS {
@@ -377,7 +482,16 @@ impl Logic for Requester {
         if self.broken.q.val() {
             self.st_back.broken.next = self.one1.val();
         }
-        self.st_ram.write_enable.next = self.commit_ok.val() | (self.state.q.val() == self.s_writeback.val());
+        self.st_commit.hi.next = self.zero16.val();
+        self.st_commit.hi_psn.next = self.qp_stage[15].val().get_bits::<24>(0);
+        self.st_commit.stop_at.next = self.zero16.val();
+        self.st_back.hi.next = self.hi.q.val();
+        // (From registers, not `top_psn`: Verilator would see a loop through the word.)
+        self.st_back.hi_psn.next = self.psn.q.val();
+        if self.ci.q.val() != self.hi.q.val() {
+            self.st_back.hi_psn.next = self.hi_psn.q.val();
+        }
+        self.st_back.stop_at.next = self.stop_at.q.val();
         self.st_ram.write_address.next = self.cur.q.val();
         self.st_ram.write_data.next = self.st_back.word.val();
         if self.commit_ok.val() {
@@ -391,6 +505,54 @@ impl Logic for Requester {
         self.db_hit.next = self.db_ok.val() & (self.db_q.val() == self.cur.q.val());
         self.db_active.next = self.active.q.val() >> self.db_q.val();
         self.db_push.next = self.db_ok.val() & !self.db_active.val().get_bit(0);
+        // Rewinds wait while a doorbell uses the ready FIFO, and in the states before an
+        // S_CHECK (whose read of the pending rewind must not meet a write). A QP not active
+        // joins the FIFO.
+        self.rw_ready.next = !self.db_ok.val()
+            & (self.state.q.val() != self.s_load.val())
+            & (self.state.q.val() != self.s_check.val())
+            & (self.state.q.val() != self.s_rw.val())
+            & (self.state.q.val() != self.s_rw_apply.val())
+            & (self.state.q.val() != self.s_report.val());
+        self.rw_take.next = self.rw_valid.val()
+            & !self.db_ok.val()
+            & (self.state.q.val() != self.s_load.val())
+            & (self.state.q.val() != self.s_check.val())
+            & (self.state.q.val() != self.s_rw.val())
+            & (self.state.q.val() != self.s_rw_apply.val())
+            & (self.state.q.val() != self.s_report.val());
+        self.rw_active.next = self.active.q.val() >> self.rw_qp.val();
+        self.rw_push.next = self.rw_take.val() & !self.rw_active.val().get_bit(0);
+        self.rw_hit.next = self.rw_take.val() & (self.rw_qp.val() == self.cur.q.val());
+        self.rw_word.index.next = self.rw_index.val();
+        self.rw_word.psn.next = self.rw_psn.val();
+        self.rw_word.skip.next = self.rw_skip.val();
+        self.rw_word.stop.next = self.rw_stop.val();
+        self.rw_ram.write_enable.next = self.rw_take.val();
+        self.rw_ram.write_address.next = self.rw_qp.val();
+        self.rw_ram.write_data.next = self.rw_word.word.val();
+        self.rw_ram.read_address.next = self.cur.q.val();
+        // Completed counts from the completer (a commit starts the QP's at 0).
+        self.done_ram.write_enable.next = self.commit_ok.val() | self.done_valid.val();
+        self.done_ram.write_address.next = self.done_qp.val();
+        self.done_ram.write_data.next = self.done_index.val();
+        if self.commit_ok.val() {
+            self.done_ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
+            self.done_ram.write_data.next = self.zero16.val();
+        }
+        self.done_ram.read_address.next = self.cur.q.val();
+        self.ahead.index.next = self.done_ram.read_data.val();
+        self.ahead.psn.next = self.zero24.val();
+        self.ahead.skip.next = self.zero1.val();
+        self.ahead.stop.next = self.zero1.val();
+        // The claim: from S_LOAD (before the count is read) until a resend's WQEs are in.
+        self.claim_qp.next = self.cur.q.val();
+        self.claim.next = (self.state.q.val() == self.s_load.val())
+            | (self.state.q.val() == self.s_check.val())
+            | (self.state.q.val() == self.s_rw.val())
+            | (self.state.q.val() == self.s_rw_apply.val())
+            | (((self.state.q.val() == self.s_wqe_cmd.val()) | (self.state.q.val() == self.s_wqe_wait.val()))
+                & (self.ci.q.val() != self.hi.q.val()));
         self.pi_ram.write_enable.next = self.commit_ok.val() | self.db_ok.val();
         self.pi_ram.write_address.next = self.db_q.val();
         self.pi_ram.write_data.next = self.sq_doorbell.val().get_bits::<16>(0);
@@ -400,17 +562,20 @@ impl Logic for Requester {
         }
 
         // The ready FIFO: doorbells first, the FSM's requeue waits a cycle for them.
-        self.fsm_push.next = (self.state.q.val() == self.s_requeue.val()) & !self.db_push.val();
-        self.ready.wr_en.next = self.db_push.val() | self.fsm_push.val();
+        self.fsm_push.next = (self.state.q.val() == self.s_requeue.val()) & !self.db_push.val() & !self.rw_push.val();
+        self.ready.wr_en.next = self.db_push.val() | self.rw_push.val() | self.fsm_push.val();
         self.ready.wr_addr.next = self.ready_tail.q.val().get_bits::<QP_SLOT_BITS>(0);
         self.ready.wr_a.next = self.cur.q.val();
+        if self.rw_push.val() {
+            self.ready.wr_a.next = self.rw_qp.val();
+        }
         if self.db_push.val() {
             self.ready.wr_a.next = self.db_q.val();
         }
         self.ready.wr_b.next = self.zero1.val();
         self.ready.wr_c.next = self.zero1.val();
         self.ready.tail.next = self.ready_tail.q.val();
-        if self.db_push.val() | self.fsm_push.val() {
+        if self.db_push.val() | self.rw_push.val() | self.fsm_push.val() {
             self.ready_tail.d.next = self.ready_tail.q.val() + self.one_ready.val();
         }
         self.ready.out_ready.next = self.state.q.val() == self.s_pop.val();
@@ -495,7 +660,9 @@ impl Logic for Requester {
         self.desc_word.ip.next = self.c_ip.q.val();
         self.desc_word.pkey.next = self.c_pkey.q.val();
 
-        self.push.next = (self.state.q.val() == self.s_pkt.val()) & !self.d_done.q.val() & self.desc_room.val();
+        self.skip_now.next = self.skipping.q.val() & (self.psn.q.val() != self.skip_psn.q.val());
+        self.push.next =
+            (self.state.q.val() == self.s_pkt.val()) & !self.d_done.q.val() & self.desc_room.val() & !self.skip_now.val();
         self.descs.wr_en.next = self.push.val();
         self.descs.wr_addr.next = self.desc_tail.q.val().get_bits::<DESC_ADDR>(0);
         self.descs.wr_a.next = self.desc_word.word.val();
@@ -523,8 +690,11 @@ impl Logic for Requester {
             self.r_addr.d.next = self.c_base.q.val() + self.wqe_off.word.val();
             self.r_len.d.next = self.batch_bytes.word.val();
         }
-        self.load_pl.next =
-            (self.state.q.val() == self.s_pkt.val()) & self.need_cmd.val() & !self.c_done.q.val() & self.cmd_free.val();
+        self.load_pl.next = (self.state.q.val() == self.s_pkt.val())
+            & self.need_cmd.val()
+            & !self.c_done.q.val()
+            & self.cmd_free.val()
+            & !self.skip_now.val();
         if self.load_pl.val() {
             self.r_valid.d.next = true;
             self.r_addr.d.next = self.addr.q.val();
@@ -555,7 +725,7 @@ impl Logic for Requester {
         self.sent_qp.next = self.cur.q.val();
         self.err_valid.next = self.state.q.val() == self.s_report.val();
         self.err_status.next = self.rep_status.q.val();
-        self.saw_db.d.next = self.saw_db.q.val() | self.db_hit.val();
+        self.saw_db.d.next = self.saw_db.q.val() | self.db_hit.val() | self.rw_hit.val();
         self.has_work.next = (self.c_state.q.val() == self.rts.val()) & (self.ci.q.val() != self.pi.q.val());
         // A batch: what is waiting, at most WQE_BATCH, not past the ring's end (one read).
         self.avail.next = self.pi.q.val() - self.ci.q.val();
@@ -567,15 +737,31 @@ impl Logic for Requester {
         if self.room.val() < self.take.val() {
             self.take.next = self.room.val();
         }
-        self.bad.next = (self.mr_res_error.val() != self.zero3.val())
+        // A resend batch ends where resending ends: at `hi`, or where a broken queue stops.
+        self.resend_lim.next = self.hi.q.val() - self.ci.q.val();
+        if self.broken.q.val() {
+            self.resend_lim.next = self.stop_at.q.val() - self.ci.q.val();
+        }
+        if self.resend.val() & (self.resend_lim.val() < self.take.val()) {
+            self.take.next = self.resend_lim.val();
+        }
+        self.resend_end.next = self.resend.val() & self.broken.q.val() & (self.ci.q.val() == self.stop_at.q.val());
+        // WQEs completed since the rewind are not resent (their slots may hold new WQEs).
+        self.behind.next = self.resend.val()
+            & (self.done_ram.read_data.val() != self.ci.q.val())
+            & ((self.done_ram.read_data.val() - self.ci.q.val()) <= (self.hi.q.val() - self.ci.q.val()));
+        self.check_bad.next = (self.mr_res_error.val() != self.zero3.val())
             | self.w_error.q.val()
             | (self.w_op.q.val() >= self.four8.val())
-            | (self.w_len.q.val() > self.max_message.val())
-            | self.broken.q.val();
-        self.step.next = (self.d_done.q.val() | self.push.val()) & (self.c_done.q.val() | !self.need_cmd.val() | self.load_pl.val());
+            | (self.w_len.q.val() > self.max_message.val());
+        self.bad.next = self.check_bad.val() | self.broken.q.val();
+        self.step.next = self.skip_now.val()
+            | ((self.d_done.q.val() | self.push.val()) & (self.c_done.q.val() | !self.need_cmd.val() | self.load_pl.val()));
         if (self.state.q.val() == self.s_pop.val()) & self.ready.out_valid.val() {
             self.cur.d.next = self.ready.out_a.val();
-            self.saw_db.d.next = self.db_ok.val() & (self.db_q.val() == self.ready.out_a.val());
+            self.saw_db.d.next = (self.db_ok.val() & (self.db_q.val() == self.ready.out_a.val()))
+                | (self.rw_take.val() & (self.rw_qp.val() == self.ready.out_a.val()));
+            self.skipping.d.next = false;
             self.state.d.next = self.s_load.val();
         }
         if self.state.q.val() == self.s_load.val() {
@@ -597,22 +783,109 @@ impl Logic for Requester {
             self.ci.d.next = self.st_ram.read_data.val().get_bits::<16>(0);
             self.psn.d.next = self.st_ram.read_data.val().get_bits::<24>(16);
             self.broken.d.next = self.st_ram.read_data.val().get_bit(40);
+            self.hi.d.next = self.st_ram.read_data.val().get_bits::<16>(41);
+            self.hi_psn.d.next = self.st_ram.read_data.val().get_bits::<24>(57);
+            self.stop_at.d.next = self.st_ram.read_data.val().get_bits::<16>(81);
             self.pi.d.next = self.pi_ram.read_data.val();
             self.state.d.next = self.s_check.val();
         }
         self.fsm_clear.next = false;
-        if self.state.q.val() == self.s_check.val() {
+        self.pend_cur.next = self.rw_pend.q.val() >> self.cur.q.val();
+        self.pend_clr.next = self.zero256.val();
+        if (self.state.q.val() == self.s_check.val()) & self.pend_cur.val().get_bit(0) {
+            // A rewind is pending: take it (its words were read in S_LOAD or since).
+            self.pend_clr.next = self.one256.val() << self.cur.q.val();
+            self.rw_r.d.next = self.rw_ram.read_data.val();
+            self.state.d.next = self.s_rw.val();
+        }
+        if (self.state.q.val() == self.s_check.val()) & !self.pend_cur.val().get_bit(0) & self.behind.val() {
+            // Skip what has completed: to the first WQE left (its first PSN from the table),
+            // or past the resend altogether.
+            self.rw_r.d.next = self.ahead.word.val();
+            self.state.d.next = self.s_rw.val();
+            if (self.done_ram.read_data.val() == self.hi.q.val())
+                | (self.broken.q.val() & ((self.done_ram.read_data.val() - self.stop_at.q.val()) < self.half16.val()))
+            {
+                self.ci.d.next = self.hi.q.val();
+                self.psn.d.next = self.hi_psn.q.val();
+                self.state.d.next = self.s_check.val();
+            }
+        }
+        if (self.state.q.val() == self.s_check.val()) & !self.pend_cur.val().get_bit(0) & !self.behind.val() & self.resend_end.val() {
+            // A broken queue's resend ends where its errors began.
+            self.ci.d.next = self.hi.q.val();
+            self.psn.d.next = self.hi_psn.q.val();
+        }
+        // (No work: the state is written back, as a rewind or a stop may have changed it; a
+        // commit in the same cycle has the RAM's write port, so the check waits a cycle.)
+        self.idle_back.next = (self.state.q.val() == self.s_check.val())
+            & !self.pend_cur.val().get_bit(0)
+            & !self.behind.val()
+            & !self.resend_end.val()
+            & !self.has_work.val()
+            & !self.commit_ok.val();
+        self.st_ram.write_enable.next = self.commit_ok.val() | (self.state.q.val() == self.s_writeback.val()) | self.idle_back.val();
+        if (self.state.q.val() == self.s_check.val())
+            & !self.pend_cur.val().get_bit(0)
+            & !self.behind.val()
+            & !self.resend_end.val()
+            & (self.has_work.val() | !self.commit_ok.val())
+        {
             self.state.d.next = self.s_pop.val();
-            if !self.has_work.val() & !self.saw_db.q.val() & !self.db_hit.val() {
+            if !self.has_work.val() & !self.saw_db.q.val() & !self.db_hit.val() & !self.rw_hit.val() {
                 self.fsm_clear.next = true;
             }
-            if !self.has_work.val() & (self.saw_db.q.val() | self.db_hit.val()) {
+            if !self.has_work.val() & (self.saw_db.q.val() | self.db_hit.val() | self.rw_hit.val()) {
                 self.state.d.next = self.s_requeue.val();
             }
             if self.has_work.val() {
                 self.batch.d.next = self.take.val().get_bits::<3>(0);
                 self.got.d.next = self.beat_id[0].val();
                 self.state.d.next = self.s_wqe_cmd.val();
+            }
+        }
+        // The rewind: read the first PSN of the WQE it names, then go back there.
+        self.tab_addr.qp.next = self.cur.q.val();
+        self.tab_addr.slot.next = self.rw_r.q.val().get_bits::<8>(0);
+        if self.state.q.val() != self.s_rw.val() {
+            self.tab_addr.slot.next = self.ci.q.val().get_bits::<8>(0);
+        }
+        self.psn_tab.read_address.next = self.tab_addr.word.val();
+        self.psn_tab.write_address.next = self.tab_addr.word.val();
+        self.psn_tab.write_data.next = self.psn.q.val();
+        if self.state.q.val() == self.s_rw.val() {
+            self.state.d.next = self.s_rw_apply.val();
+        }
+        // The PSN to skip to must lie in what the resend covers: from the WQE's first PSN up
+        // to (not including) the first PSN never sent.
+        self.rw_in_range.next = ((self.rw_r.q.val().get_bits::<24>(16) - self.psn_tab.read_data.val()) < self.half24.val())
+            & ((self.top_psn.val() - self.rw_r.q.val().get_bits::<24>(16)) < self.half24.val())
+            & (self.top_psn.val() != self.rw_r.q.val().get_bits::<24>(16));
+        if self.state.q.val() == self.s_rw_apply.val() {
+            self.state.d.next = self.s_check.val();
+            if self.rw_r.q.val().get_bit(41) {
+                // Stop: no more resending, the queue in error, a marker to the completer.
+                self.ci.d.next = self.hi.q.val();
+                self.psn.d.next = self.top_psn.val();
+                self.hi_psn.d.next = self.top_psn.val();
+                self.broken.d.next = true;
+                if !self.broken.q.val() {
+                    self.stop_at.d.next = self.hi.q.val();
+                }
+                self.rep_status.d.next = self.marker.val();
+                self.state.d.next = self.s_report.val();
+            }
+            // Go back to a WQE sent before (not past `hi`, within the table, before a broken
+            // queue's stop).
+            if !self.rw_r.q.val().get_bit(41)
+                & ((self.hi.q.val() - self.rw_r.q.val().get_bits::<16>(0) - self.one16.val()) < self.tab_span.val())
+                & !(self.broken.q.val() & ((self.rw_r.q.val().get_bits::<16>(0) - self.stop_at.q.val()) < self.half16.val()))
+            {
+                self.hi_psn.d.next = self.top_psn.val();
+                self.ci.d.next = self.rw_r.q.val().get_bits::<16>(0);
+                self.psn.d.next = self.psn_tab.read_data.val();
+                self.skip_psn.d.next = self.rw_r.q.val().get_bits::<24>(16);
+                self.skipping.d.next = self.rw_r.q.val().get_bit(40) & self.rw_in_range.val();
             }
         }
         if (self.state.q.val() == self.s_wqe_cmd.val()) & self.cmd_free.val() {
@@ -645,7 +918,12 @@ impl Logic for Requester {
         if self.state.q.val() == self.s_mr.val() {
             self.state.d.next = self.s_mr_wait.val();
         }
-        if (self.state.q.val() == self.s_mr_wait.val()) & self.mr_res_valid.val() {
+        self.psn_tab.write_enable.next = false;
+        if (self.state.q.val() == self.s_mr_wait.val()) & self.mr_res_valid.val() & self.resend.val() & self.check_bad.val() {
+            // A resent WQE its check now refuses (its region is gone): skipped, left to the timer.
+            self.wqe_done.next = true;
+        }
+        if (self.state.q.val() == self.s_mr_wait.val()) & self.mr_res_valid.val() & !self.resend.val() {
             if self.bad.val() {
                 // Reported in order with the sent WQEs; the first error breaks the queue.
                 self.error_count.d.next = self.error_count.q.val() + self.one32.val();
@@ -662,13 +940,23 @@ impl Logic for Requester {
                     self.rep_status.d.next = self.st_flushed.val();
                 }
             } else {
-                self.left.d.next = self.w_len.q.val();
-                self.addr.d.next = self.w_laddr.q.val();
-                self.first.d.next = true;
-                self.d_done.d.next = false;
-                self.c_done.d.next = false;
-                self.state.d.next = self.s_pkt.val();
+                // A WQE sent for the first time: its first PSN, for a rewind.
+                self.psn_tab.write_enable.next = true;
             }
+        }
+        if (self.state.q.val() == self.s_mr_wait.val()) & self.mr_res_valid.val() & !self.bad.val() & !(self.resend.val() & self.check_bad.val()) {
+            self.left.d.next = self.w_len.q.val();
+            self.addr.d.next = self.w_laddr.q.val();
+            self.first.d.next = true;
+            self.d_done.d.next = false;
+            self.c_done.d.next = false;
+            self.state.d.next = self.s_pkt.val();
+        }
+        if self.push.val() & self.resend.val() {
+            self.resent_count.d.next = self.resent_count.q.val() + self.one32.val();
+        }
+        if (self.state.q.val() == self.s_pkt.val()) & self.skipping.q.val() & !self.skip_now.val() {
+            self.skipping.d.next = false;
         }
         if self.state.q.val() == self.s_pkt.val() {
             if self.step.val() {
@@ -679,9 +967,11 @@ impl Logic for Requester {
                 self.left.d.next = self.left.q.val() - self.pmtu32.val();
                 self.addr.d.next = self.addr.q.val() + self.pmtu64.val();
                 if self.last.val() {
-                    self.wqe_count.d.next = self.wqe_count.q.val() + self.one32.val();
                     self.wqe_done.next = true;
-                    self.sent_valid.next = true;
+                    if !self.resend.val() {
+                        self.wqe_count.d.next = self.wqe_count.q.val() + self.one32.val();
+                        self.sent_valid.next = true;
+                    }
                 }
             } else {
                 self.d_done.d.next = self.d_done.q.val() | self.push.val();
@@ -689,11 +979,18 @@ impl Logic for Requester {
             }
         }
         if (self.state.q.val() == self.s_report.val()) & self.err_ready.val() {
-            self.wqe_done.next = true;
+            if self.rep_status.q.val() == self.marker.val() {
+                self.state.d.next = self.s_check.val();
+            } else {
+                self.wqe_done.next = true;
+            }
         }
         // A WQE is done: the next of the batch, or the QP's turn ends.
         if self.wqe_done.val() {
             self.ci.d.next = self.ci.q.val() + self.one16.val();
+            if !self.resend.val() {
+                self.hi.d.next = self.hi.q.val() + self.one16.val();
+            }
             self.batch.d.next = self.batch.q.val() - self.one3.val();
             for i in 0..WQE_SHIFT {
                 self.wq[i].d.next = self.wq[i + 1].q.val();
@@ -719,7 +1016,19 @@ impl Logic for Requester {
         if self.fsm_clear.val() {
             self.clr_mask.next = self.one256.val() << self.cur.q.val();
         }
+        if self.rw_push.val() {
+            self.set_mask.next = self.one256.val() << self.rw_qp.val();
+        }
         self.active.d.next = (self.active.q.val() | self.set_mask.val()) & !self.clr_mask.val();
+        // Pending rewinds: set by a request (the newest wins), taken by the FSM, dropped by a commit.
+        self.pend_set.next = self.zero256.val();
+        if self.rw_take.val() {
+            self.pend_set.next = self.one256.val() << self.rw_qp.val();
+        }
+        if self.commit_ok.val() {
+            self.pend_clr.next = self.pend_clr.val() | (self.one256.val() << self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0));
+        }
+        self.rw_pend.d.next = (self.rw_pend.q.val() & !self.pend_clr.val()) | self.pend_set.val();
 
         // Descriptors out.
         self.out.next = self.descs.out_a.val();
@@ -754,6 +1063,7 @@ impl Logic for Requester {
 
         self.wqes.next = self.wqe_count.q.val();
         self.wqe_errors.next = self.error_count.q.val();
+        self.resent.next = self.resent_count.q.val();
     }
 }
 
@@ -789,6 +1099,9 @@ mod tests {
             rq_base: 0,
             rq_log_size: 0,
             recv_cq: 0,
+            timeout: 0,
+            retry_cnt: 0,
+            rnr_retry: 0,
         };
         let names: Vec<&str> = ctx.registers().iter().map(|r| r.0).collect();
         assert_eq!(names, staged);

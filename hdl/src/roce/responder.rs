@@ -163,6 +163,7 @@ crate::hdl_block! {
         pub cpl_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
         pub cpl_syndrome: Signal<Out, Bits<8>>,
         pub cpl_msn: Signal<Out, Bits<24>>,
+        pub cpl_psn: Signal<Out, Bits<24>>,
         /// Receive completions (a CQE's fields), to the completer.
         pub rc_valid: Signal<Out, Bit>,
         pub rc_ready: Signal<In, Bit>,
@@ -1009,10 +1010,12 @@ impl Logic for Responder {
 
         if self.state.q.val() == self.p_check.val() {
             self.state.d.next = self.p_drain.val();
-            if self.first.val() {
-                self.count.d.next = self.zero32.val();
-            }
             if self.pass_all.val() {
+                // A new message's byte count starts (not on a duplicate or early FIRST, which
+                // is dropped: the message in progress keeps its count).
+                if self.first.val() {
+                    self.count.d.next = self.zero32.val();
+                }
                 self.state.d.next = self.p_write.val();
                 if self.first.val() & self.is_write.val() {
                     self.state.d.next = self.p_mr_wait.val();
@@ -1203,6 +1206,7 @@ impl Logic for Responder {
         self.cpl_qp.next = self.r_qp.q.val();
         self.cpl_syndrome.next = self.r_syn.q.val();
         self.cpl_msn.next = self.r_msn.q.val();
+        self.cpl_psn.next = self.r_psn.q.val();
 
         self.rc_valid.next = self.state.q.val() == self.p_rc.val();
         self.rc_qp.next = self.r_qp.q.val();

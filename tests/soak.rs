@@ -1,0 +1,226 @@
+//! Soak: random WRITE, WRITE with immediate, SEND and SEND with immediate messages of 0 B …
+//! 16 KiB over 8 QPs, both directions at once, on a link that loses 1 % of frames, reorders
+//! 1 %, duplicates 0.5 % and corrupts 0.1 % (seeded: the run repeats exactly). Every message
+//! must complete exactly once, successfully and in posting order on its QP; every receive
+//! completion must name its buffer, byte count and immediate; every destination byte must be
+//! right; no QP may be left stuck. `RNIC_SOAK_MESSAGES=N` runs a longer soak (README).
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use rnic_driver::sim_pair::{qp_pair, try_two_cards, PathKind};
+use rnic_driver::verbs::{Qp, QpAttr, QpCaps, QpState, RecvWr, SendWr, Wc};
+use rnic_sim::world::{Faults, LinkConfig};
+use rnic_spec::desc::{CqOp, CqStatus, SendOp};
+use rnic_spec::mr::access;
+use std::collections::VecDeque;
+
+/// Bytes of each message's own destination slot (no two messages share a byte).
+const SLOT: u64 = 16 << 10;
+const QPS_PER_SIDE: usize = 4;
+
+/// One message: its QP (index into the side's list), operation, source offset and length,
+/// its slot, immediate.
+#[derive(Debug, Clone, Copy)]
+struct Msg {
+    qp: usize,
+    op: SendOp,
+    src_off: u64,
+    len: u32,
+    slot: u64,
+    imm: u32,
+}
+
+fn random_len(rng: &mut SmallRng) -> u32 {
+    // Mostly small, with multi-packet messages up to 16 KiB and empty ones.
+    match rng.gen_range(0..10) {
+        0 => 0,
+        1..=5 => rng.gen_range(1..=1024),
+        _ => rng.gen_range(1025..=SLOT as u32),
+    }
+}
+
+#[test]
+fn random_messages_both_ways_over_a_faulty_link_complete_exactly_once() {
+    let messages: usize = std::env::var("RNIC_SOAK_MESSAGES").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    soak(messages, 0x50a4);
+}
+
+fn soak(messages: usize, seed: u64) {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let faults = Faults { seed, loss: 1.0, reorder: 1.0, duplicate: 0.5, corrupt: 0.1, ce_mark: 0.0 };
+    let (world, a, b) = try_two_cards(LinkConfig { faults, ..LinkConfig::default() }).unwrap();
+    let mut cards = [a, b];
+    let per_side = messages / 2;
+    let src_len = 1 << 20;
+    // Per side: source bytes, destination slots, regions, CQs.
+    let mut side = Vec::new();
+    for card in cards.iter_mut() {
+        let pd = card.alloc_pd();
+        let src = card.alloc_buf(src_len, 4096).unwrap();
+        let image: Vec<u8> = (0..src_len).map(|_| rng.gen()).collect();
+        card.write_buf(src.iova, &image).unwrap();
+        let dst = card.alloc_buf(per_side * SLOT as usize, 4096).unwrap();
+        let lmr = card.reg_mr(pd, src.iova, src_len as u32, 0).unwrap();
+        let rmr = card.reg_mr(pd, dst.iova, (per_side as u64 * SLOT) as u32, access::REMOTE_WRITE | access::LOCAL_WRITE).unwrap();
+        let cq = card.create_cq(4096).unwrap();
+        side.push((pd, src, image, dst, lmr, rmr, cq));
+    }
+    let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
+    let caps = QpCaps { sq_entries: 32, rq_entries: 4096 };
+    let attr = QpAttr { timeout: Some(3), retry_cnt: Some(7), rnr_retry: Some(7), ..Default::default() };
+    // qps[s][k]: side s's k-th QP (the requester, on card s) and its peer on the other card.
+    let mut qps: Vec<Vec<(Qp, Qp)>> = vec![Vec::new(), Vec::new()];
+    for s in 0..2 {
+        for k in 0..QPS_PER_SIDE {
+            let [c0, c1] = &mut cards;
+            let (q0, q1) = qp_pair(c0, c1, (side[0].0, side[1].0), (&side[0].6, &side[1].6), kind, caps, (k as u32 * 77_777, 0xFF_FF00)).unwrap();
+            let (mut q, peer) = if s == 0 { (q0, q1) } else { (q1, q0) };
+            cards[s].modify_qp(&mut q, QpState::Rts, &attr).unwrap();
+            qps[s].push((q, peer));
+        }
+    }
+    // The messages each side sends, and the receives its peer posts for them (in order per QP).
+    let ops = [SendOp::Write, SendOp::WriteImm, SendOp::Send, SendOp::SendImm];
+    let mut plan: Vec<VecDeque<Msg>> = vec![VecDeque::new(), VecDeque::new()];
+    for p in plan.iter_mut() {
+        for i in 0..per_side {
+            let len = random_len(&mut rng);
+            let op = ops[rng.gen_range(0..4)];
+            let msg = Msg { qp: rng.gen_range(0..QPS_PER_SIDE), op, src_off: rng.gen_range(0..(src_len as u64 - SLOT)), len, slot: i as u64, imm: rng.gen() };
+            p.push_back(msg);
+        }
+    }
+    for s in 0..2 {
+        let peer_side = 1 - s;
+        for (k, (_, peer)) in qps[s].iter_mut().enumerate() {
+            let recvs: Vec<RecvWr> = plan[s]
+                .iter()
+                .filter(|m| m.qp == k && m.op != SendOp::Write)
+                .map(|m| RecvWr { wr_id: m.slot, addr: side[peer_side].3.iova + m.slot * SLOT, length: SLOT as u32, lkey: side[peer_side].5.key() })
+                .collect();
+            cards[peer_side].post_recv(peer, &recvs).unwrap();
+        }
+    }
+    let all: Vec<Vec<Msg>> = plan.iter().map(|p| p.iter().copied().collect()).collect();
+    // Post as send queues allow; poll both CQs; stop when everything completed or time is up.
+    let mut send_done: Vec<Vec<Vec<u64>>> = vec![vec![Vec::new(); QPS_PER_SIDE]; 2];
+    // Receive completions with the card they came from.
+    let mut recv_done: Vec<(usize, Wc)> = Vec::new();
+    let mut other: Vec<Wc> = Vec::new();
+    let start = world.borrow().cycles();
+    let limit = 40_000 * messages as u64 + 2_000_000;
+    let mut posted = [0usize; 2];
+    let mut blocked = [false; 2];
+    loop {
+        for s in 0..2 {
+            blocked[s] = false;
+            while let Some(m) = plan[s].front().copied() {
+                let q = &mut qps[s][m.qp].0;
+                if cards[s].sq_free(q) == 0 {
+                    blocked[s] = true;
+                    break;
+                }
+                let (src, lkey) = (side[s].1.iova, side[s].4.key());
+                let (dst, rkey) = (side[1 - s].3.iova, side[1 - s].5.key());
+                let wr = SendWr {
+                    wr_id: m.slot,
+                    op: m.op,
+                    flags: 0,
+                    local_addr: src + m.src_off,
+                    length: m.len,
+                    lkey,
+                    remote_addr: dst + m.slot * SLOT,
+                    rkey,
+                    imm: m.imm,
+                };
+                cards[s].post_send(q, &wr).unwrap();
+                plan[s].pop_front();
+                posted[s] += 1;
+            }
+        }
+        world.borrow_mut().run_until(1_000, |_| false);
+        for s in 0..2 {
+            let cq = &mut side[s].6;
+            for wc in cards[s].poll_cq(cq, 4096).unwrap() {
+                match wc.op {
+                    CqOp::Recv | CqOp::RecvRdmaImm => recv_done.push((s, wc)),
+                    _ => {
+                        let k = qps[s].iter().position(|(q, _)| q.qpn == wc.qpn);
+                        match (k, wc.status) {
+                            (Some(k), CqStatus::Success) => send_done[s][k].push(wc.wr_id),
+                            _ => other.push(wc),
+                        }
+                    }
+                }
+            }
+        }
+        let sends: usize = send_done.iter().flatten().map(|v| v.len()).sum();
+        if sends + other.len() == messages && plan.iter().all(|p| p.is_empty()) {
+            break;
+        }
+        let now = world.borrow().cycles() - start;
+        assert!(now < limit, "stuck after {now} cycles: {sends} of {messages} sends complete, posted {posted:?}, send queues full {blocked:?}");
+    }
+    let cycles = world.borrow().cycles() - start;
+    if !other.is_empty() {
+        if let Ok(path) = std::env::var("RNIC_SOAK_PCAP") {
+            std::fs::write(&path, world.borrow().pcap()).unwrap();
+        }
+    }
+    assert!(other.is_empty(), "every send completes successfully; {} did not, the first: {:?}", other.len(), &other[..other.len().min(3)]);
+    // Exactly once, in posting order, per QP.
+    for s in 0..2 {
+        for (k, done) in send_done[s].iter().enumerate() {
+            let want: Vec<u64> = all[s].iter().filter(|m| m.qp == k).map(|m| m.slot).collect();
+            assert_eq!(*done, want, "side {s} QP {k}: completions in order, once each");
+        }
+    }
+    // Receives: one per SEND and WRITE with immediate, with the message's length and immediate.
+    world.borrow_mut().run_until(5_000, |_| false);
+    for s in 0..2 {
+        let late = cards[s].poll_cq(&mut side[s].6, 4096).unwrap();
+        assert!(late.iter().all(|w| matches!(w.op, CqOp::Recv | CqOp::RecvRdmaImm)), "no send completes twice");
+        recv_done.extend(late.into_iter().map(|w| (s, w)));
+    }
+    // (receiving card, QPN, wr_id = slot, bytes, immediate)
+    type Seen = (usize, u32, u64, u32, Option<u32>);
+    let mut got_recv: Vec<Seen> = recv_done.iter().map(|(c, w)| (*c, w.qpn, w.wr_id, w.byte_len, w.imm)).collect();
+    let mut want_recv: Vec<Seen> = Vec::new();
+    for s in 0..2 {
+        for m in all[s].iter().filter(|m| m.op != SendOp::Write) {
+            let imm = matches!(m.op, SendOp::WriteImm | SendOp::SendImm).then_some(m.imm);
+            want_recv.push((1 - s, qps[s][m.qp].1.qpn, m.slot, m.len, imm));
+        }
+    }
+    assert!(recv_done.iter().all(|(_, w)| w.status == CqStatus::Success), "receive completions succeed");
+    want_recv.sort_unstable();
+    got_recv.sort_unstable();
+    assert_eq!(got_recv.len(), want_recv.len(), "one receive completion per SEND and WRITE with immediate");
+    let diff: Vec<_> = got_recv.iter().zip(&want_recv).filter(|(g, w)| g != w).take(4).collect();
+    assert!(diff.is_empty(), "receive completions name their buffer, length and immediate: (got, want) {diff:?}");
+    // Memory: every message's bytes in its slot.
+    for s in 0..2 {
+        let d = 1 - s;
+        let image = &side[s].2;
+        for m in &all[s] {
+            let got = cards[d].read_buf(side[d].3.iova + m.slot * SLOT, m.len as usize).unwrap();
+            let want = &image[m.src_off as usize..m.src_off as usize + m.len as usize];
+            assert!(got == want, "side {s} message {} ({:?}, {} B): destination bytes", m.slot, m.op, m.len);
+        }
+    }
+    let mut recovered = 0;
+    for card in cards.iter_mut() {
+        recovered += card.dev.read("completer", "rewinds").unwrap();
+    }
+    let f = world.borrow().faults;
+    eprintln!(
+        "soak: {messages} messages in {cycles} cycles ({:.1} ms at 250 MHz); link lost {}, corrupted {}, duplicated {}, reordered {}; {recovered} rewinds",
+        cycles as f64 / 250_000.0,
+        f.lost,
+        f.corrupted,
+        f.duplicated,
+        f.reordered
+    );
+    assert!(f.lost > 0 && f.reordered > 0 && f.duplicated > 0, "the link did its faults");
+    assert!(recovered > 0, "the cards recovered from them");
+}
