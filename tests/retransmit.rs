@@ -223,3 +223,21 @@ fn exhausted_rnr_retries_complete_the_send_with_rnr_retry_exceeded() {
     assert_eq!(p.counter(1, "responder", "placed"), 0);
 }
 
+
+#[test]
+fn a_nak_stops_a_long_message_early_and_the_resend_starts_at_the_gap() {
+    // A 64 KiB WRITE is 64 packets at PMTU 1024; lose its third.
+    let mut p = pair(7, 7);
+    drop_once(&p.world, 0, |pkt| pkt.bth.psn == 2);
+    let wr = p.wr(1, SendOp::Write, 0, 65536);
+    p.a.post_send(&mut p.qa, &wr).unwrap();
+    assert_eq!(p.completions(1, 400_000), [(1, CqStatus::Success)]);
+    assert!(p.same_bytes(0, 65536));
+    let psns: Vec<u32> = p.sent(0).iter().map(|f| f.0.bth.psn).collect();
+    let resend_at = psns.iter().enumerate().filter(|(_, &x)| x == 2).nth(1).expect("PSN 2 sent again").0;
+    assert_eq!(psns[..resend_at], (0..resend_at as u32).collect::<Vec<u32>>()[..], "the first round, in order");
+    assert!(resend_at < 40, "the WQE stopped soon after the NAK: {resend_at} packets before the resend");
+    assert_eq!(psns[resend_at..], (2..64).collect::<Vec<u32>>()[..], "resent from the gap to the end, once");
+    assert_eq!(p.counter(1, "responder", "placed"), 64);
+    assert_eq!(p.counter(0, "completer", "rewinds"), 1);
+}

@@ -2,12 +2,16 @@
 //! RDMA WRITE, WRITE with immediate, SEND and SEND with immediate from 1 byte to 1 MiB at PMTU
 //! 1024 and 4096, every destination byte, the acknowledgement, the send completion and (for
 //! SENDs and WRITE with immediate) the receive completion with its byte count and immediate
-//! checked, and the counters of both cards.
+//! checked, and the counters of both cards. With link faults (`Faults`: loss, reordering,
+//! duplication, corruption) the same operations run over a lossy link and the card's
+//! retransmission has to deliver every one: then an operation is waited for by its
+//! completion (the ACK may be lost and a later one cover it) and the recovery counters show
+//! what it took.
 
 use crate::sim_pair::{qp_pair, try_two_cards, Card, PathKind};
 use crate::verbs::{Cq, Qp, QpCaps, RecvWr, SendWr};
 use rnic_sim::bench::CLOCK_MHZ;
-use rnic_sim::world::{LinkConfig, World};
+use rnic_sim::world::{Faults, LinkConfig, World};
 use rnic_spec::desc::SendOp;
 use rnic_spec::mr::access;
 use rnic_spec::qp::packet_count;
@@ -61,9 +65,15 @@ fn sent(w: &World, from: usize) -> usize {
     w.sent_by(from).count()
 }
 
-/// Run the demo; `trace` writes a VCD of card 0 (`FILE`) and card 1 (`FILE.1.vcd`).
-pub fn run(trace: Option<&str>) -> Result<Demo, String> {
-    let (world, mut a, mut b) = try_two_cards(LinkConfig::default()).map_err(|e| e.to_string())?;
+/// Local ACK timeout of the demo's QPs on a faulty link: 4.096 µs × 2^6 = 262 µs, three times
+/// the wire time of its largest message.
+const FAULT_TIMEOUT: u8 = 6;
+
+/// Run the demo over a link with `faults` (percent per frame); `trace` writes a VCD of card 0
+/// (`FILE`) and card 1 (`FILE.1.vcd`).
+pub fn run(trace: Option<&str>, faults: Faults) -> Result<Demo, String> {
+    let lossy = faults.loss + faults.reorder + faults.duplicate + faults.corrupt > 0.0;
+    let (world, mut a, mut b) = try_two_cards(LinkConfig { faults, ..LinkConfig::default() }).map_err(|e| e.to_string())?;
     if let Some(path) = trace {
         let mut w = world.borrow_mut();
         w.nics[0].model().trace(path).map_err(|e| format!("cannot trace to {path}: {e}"))?;
@@ -91,10 +101,14 @@ pub fn run(trace: Option<&str>) -> Result<Demo, String> {
     for (k, (name, kind)) in paths.iter().enumerate() {
         let psn = [0xFF_FFF0, 17, 0x80_0000][k];
         let (mut qa, mut qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), *kind, QpCaps { sq_entries: 64, rq_entries: 64 }, (psn, 5)).map_err(e)?;
+        if lossy {
+            let attr = crate::verbs::QpAttr { timeout: Some(FAULT_TIMEOUT), ..Default::default() };
+            a.modify_qp(&mut qa, crate::verbs::QpState::Rts, &attr).map_err(e)?;
+        }
         for op in [SendOp::Write, SendOp::WriteImm, SendOp::Send, SendOp::SendImm] {
             for &size in &SIZES {
                 let (qps, cqs) = ((&mut qa, &mut qb), (&mut cqa, &mut cqb));
-                let row = one_message(&world, (&mut a, &mut b), qps, cqs, op, name, *kind, size, (src.iova, lmr.key()), (dst.iova, rmr.key()), &pattern)?;
+                let row = one_message(&world, (&mut a, &mut b), qps, cqs, op, name, *kind, size, (src.iova, lmr.key()), (dst.iova, rmr.key()), &pattern, lossy)?;
                 rows.push(row);
             }
         }
@@ -133,6 +147,7 @@ fn one_message(
     (src, lkey): (u64, u32),
     (dst, rkey): (u64, u32),
     pattern: &[u8],
+    lossy: bool,
 ) -> Result<DemoRow, String> {
     let e = |e: crate::verbs::VerbsError| e.to_string();
     // Clear the destination (one byte either side too) so every byte must come from the wire.
@@ -157,6 +172,9 @@ fn one_message(
         imm: 0x1234_5678,
     };
     a.post_send(qa, &wr).map_err(e)?;
+    if lossy {
+        return lossy_message(world, (a, b), (cqa, cqb), (op, path, kind, size), start, (dst, offset, recv_id), pattern, &wr);
+    }
     let done = world.borrow_mut().run_until(2_000_000, |w| sent(w, 1) > acks_before && w.link_idle());
     let w = world.borrow();
     // The ACK for this message: card 1's newest frame.
@@ -191,14 +209,8 @@ fn one_message(
             (w.wr_id, w.status, w.op, w.byte_len, w.imm) == (recv_id, CqStatus::Success, want_op, size as u32, imm)
         };
     }
-    let name = match op {
-        SendOp::Write => "WRITE",
-        SendOp::WriteImm => "WRITE with immediate",
-        SendOp::Send => "SEND",
-        _ => "SEND with immediate",
-    };
     Ok(DemoRow {
-        op: name,
+        op: op_name(op),
         path,
         pmtu: kind.pmtu,
         size,
@@ -208,6 +220,73 @@ fn one_message(
         acked,
         completed,
     })
+}
+
+/// The name of a demo operation.
+fn op_name(op: SendOp) -> &'static str {
+    match op {
+        SendOp::Write => "WRITE",
+        SendOp::WriteImm => "WRITE with immediate",
+        SendOp::Send => "SEND",
+        _ => "SEND with immediate",
+    }
+}
+
+/// The rest of [`one_message`] on a faulty link: wait for the send completion (retransmission
+/// may take several rounds), then check the bytes and the receive completion.
+#[allow(clippy::too_many_arguments)]
+fn lossy_message(
+    world: &Rc<RefCell<World>>,
+    (a, b): (&mut Card, &mut Card),
+    (cqa, cqb): (&mut Cq, &mut Cq),
+    (op, path, kind, size): (SendOp, &'static str, PathKind, usize),
+    start: u64,
+    (dst, offset, recv_id): (u64, usize, u64),
+    pattern: &[u8],
+    wr: &SendWr,
+) -> Result<DemoRow, String> {
+    use rnic_spec::desc::{CqOp, CqStatus};
+    let e = |e: crate::verbs::VerbsError| e.to_string();
+    let mut sent_wc = Vec::new();
+    while sent_wc.is_empty() && world.borrow().cycles() - start < 20_000_000 {
+        world.borrow_mut().run_until(2_000, |_| false);
+        sent_wc = a.poll_cq(cqa, 16).map_err(e)?;
+    }
+    let end = world.borrow().cycles();
+    let acked = sent_wc.len() == 1 && sent_wc[0].wr_id == size as u64 && sent_wc[0].status == CqStatus::Success;
+    let mut completed = acked;
+    if op != SendOp::Write {
+        let recv_wc = poll_one(b, cqb)?;
+        let (want_op, imm) = match op {
+            SendOp::WriteImm => (CqOp::RecvRdmaImm, Some(wr.imm)),
+            SendOp::SendImm => (CqOp::Recv, Some(wr.imm)),
+            _ => (CqOp::Recv, None),
+        };
+        completed &= recv_wc.len() == 1 && {
+            let w = &recv_wc[0];
+            (w.wr_id, w.status, w.op, w.byte_len, w.imm) == (recv_id, CqStatus::Success, want_op, size as u32, imm)
+        };
+    }
+    let got = b.read_buf(dst, size + 64).map_err(e)?;
+    let mut want = vec![0u8; size + 64];
+    want[offset..offset + size].copy_from_slice(&pattern[..size]);
+    Ok(DemoRow {
+        op: op_name(op),
+        path,
+        pmtu: kind.pmtu,
+        size,
+        packets: packet_count(size as u32, kind.pmtu.trailing_zeros() as u8) as usize,
+        cycles: end - start,
+        first_bad_byte: got.iter().zip(&want).position(|(x, y)| x != y),
+        acked,
+        completed,
+    })
+}
+
+/// The link's fault counts, for the table and the JSON summary.
+fn link_line(w: &World) -> String {
+    let f = w.faults;
+    format!("link: lost {}, corrupted {}, duplicated {}, reordered {} frames", f.lost, f.corrupted, f.duplicated, f.reordered)
 }
 
 pub fn table(d: &mut Demo) -> Result<String, String> {
@@ -243,10 +322,11 @@ pub fn table(d: &mut Demo) -> Result<String, String> {
         let nonzero: Vec<String> = stats.iter().filter(|s| s.2 != 0).map(|(b, n, v)| format!("{b}.{n}={v}")).collect();
         w(&mut out, format!("card {i}: {}", nonzero.join(" ")));
     }
+    w(&mut out, link_line(&d.world.borrow()));
     w(
         &mut out,
         format!(
-            "\ncycles: doorbell to the ACK's last bit back at the requester ({CLOCK_MHZ} MHz); Gb/s over that time. {} frames on the wire.",
+            "\ncycles: doorbell to the ACK's last bit back at the requester ({CLOCK_MHZ} MHz) — on a faulty link, to the completion polled; Gb/s over that time. {} frames on the wire.",
             d.world.borrow().capture().len()
         ),
     );
@@ -278,6 +358,8 @@ pub fn json(d: &mut Demo) -> Result<String, String> {
         }
         counters.insert(format!("card{i}"), m.into());
     }
-    out.push_str(&format!("{}\n", serde_json::json!({ "summary": { "ok": d.rows.iter().all(DemoRow::ok), "frames": d.world.borrow().capture().len(), "counters": counters } })));
+    let f = d.world.borrow().faults;
+    let link = serde_json::json!({ "lost": f.lost, "corrupted": f.corrupted, "duplicated": f.duplicated, "reordered": f.reordered });
+    out.push_str(&format!("{}\n", serde_json::json!({ "summary": { "ok": d.rows.iter().all(DemoRow::ok), "frames": d.world.borrow().capture().len(), "counters": counters, "link": link } })));
     Ok(out)
 }

@@ -171,6 +171,31 @@ fn sim_demo_checks_every_byte_and_captures_valid_roce_frames() {
 }
 
 #[test]
+fn sim_demo_over_a_faulty_link_recovers_every_operation() {
+    let args = ["sim", "demo", "--json", "--loss", "0.01", "--reorder", "0.01", "--duplicate", "0.005", "--corrupt", "0.001", "--seed", "1"];
+    let out = rnic(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let (summary, rows) = lines.split_last().unwrap();
+    let s = &summary["summary"];
+    assert_eq!(s["ok"], true);
+    assert_eq!(rows.len(), 72);
+    assert!(rows.iter().all(|r| r["bytes_ok"] == true && r["completed"] == true));
+    let link = &s["link"];
+    assert!(link["lost"].as_u64().unwrap() > 0 && link["reordered"].as_u64().unwrap() > 0, "{link}");
+    let card0 = &s["counters"]["card0"];
+    assert!(card0["completer.rewinds"].as_u64().unwrap() > 0 && card0["tx_counters.resent"].as_u64().unwrap() > 0, "{card0}");
+    assert_eq!(card0["completer.retries_exceeded"], 0, "no QP gave up");
+    // Each message placed exactly once, however often it was sent.
+    assert_eq!(s["counters"]["card1"]["responder.receives"], 54);
+
+    let out = rnic(&["sim", "demo", "--loss", "2"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("--loss 2: a fraction of frames is 0 ... 1"));
+}
+
+#[test]
 fn sim_rx_config_answers_requests_like_the_reference_responder() {
     use rnic_spec::qp::{PortAddress, QpContext};
     use rnic_spec::responder::RspState;

@@ -8,7 +8,8 @@
 //! complete nothing and are dropped.
 //!
 //! - A PSN sequence NAK rewinds the send queue (go-back-N): the requester resends from the
-//!   oldest outstanding WQE, starting at the NAK's PSN, and one transport retry is used.
+//!   oldest outstanding WQE, starting at the NAK's PSN, and one transport retry is used. A NAK
+//!   for another PSN than the last one acknowledged new packets: the retries start again.
 //! - A local ACK timeout (the QP's `timeout` passed with WQEs outstanding and no progress)
 //!   rewinds the same way from the oldest outstanding WQE's first packet, and uses a retry.
 //! - An RNR NAK waits the NAK's timer, then rewinds; it uses an RNR retry (7: no limit).
@@ -57,6 +58,8 @@ pub struct SendCompletions {
     pub rnr_retry: u8,
     pub retry_left: u8,
     pub rnr_left: u8,
+    /// The PSN of the last sequence NAK: one for another PSN acknowledges new packets.
+    pub last_nak: Option<u32>,
 }
 
 impl SendCompletions {
@@ -141,7 +144,13 @@ impl SendCompletions {
             _ if self.outstanding() == 0 || self.broken => (Vec::new(), Recovery::None),
             0 => (Vec::new(), Recovery::None),
             1 => self.retry(true, Recovery::RnrWait { index: self.done, ticks: crate::retry::rnr_ticks(syndrome & 31) }),
-            3 if syndrome == aeth::NAK_PSN_SEQUENCE => self.retry(false, Recovery::Rewind { index: self.done, psn: Some(psn) }),
+            3 if syndrome == aeth::NAK_PSN_SEQUENCE => {
+                if self.last_nak != Some(psn) {
+                    self.retry_left = self.retry_cnt;
+                    self.last_nak = Some(psn);
+                }
+                self.retry(false, Recovery::Rewind { index: self.done, psn: Some(psn) })
+            }
             3 if syndrome == aeth::NAK_INVALID_REQUEST => self.break_queue(CqStatus::RemoteInvalidRequest),
             3 if syndrome == aeth::NAK_REMOTE_ACCESS => self.break_queue(CqStatus::RemoteAccess),
             3 if syndrome == aeth::NAK_REMOTE_OPERATIONAL => self.break_queue(CqStatus::RemoteOperational),
@@ -214,6 +223,16 @@ mod tests {
         // Nothing outstanding: a timeout changes nothing.
         let mut idle = SendCompletions::new(0, 0);
         assert_eq!(idle.timeout(), (vec![], Recovery::None));
+    }
+
+    #[test]
+    fn a_sequence_nak_for_a_new_psn_is_progress() {
+        let mut c = SendCompletions::new(1, 7);
+        c.sent_one();
+        let rewind = |psn| Some((vec![], Recovery::Rewind { index: 0, psn: Some(psn) }));
+        assert_eq!(c.acknowledge(aeth::NAK_PSN_SEQUENCE, 0, 10), rewind(10));
+        assert_eq!(c.acknowledge(aeth::NAK_PSN_SEQUENCE, 0, 20), rewind(20), "a later gap: retries restored");
+        assert_eq!(c.acknowledge(aeth::NAK_PSN_SEQUENCE, 0, 20), Some((vec![(0, RetryExceeded)], Recovery::Stop)), "the same gap again");
     }
 
     #[test]

@@ -203,7 +203,7 @@ pub const BLOCKS: &[Block] = &[
         base: 0x300,
         regs: &[
             reg("frames", 0x0C, Access::Status, 0, "frames handed to the MAC"),
-            reg("wqes", 0x10, Access::Status, 0, "send WQEs the requester has sent"),
+            reg("wqes", 0x10, Access::Status, 0, "send WQEs the requester has started sending (resends not counted)"),
             reg("wqe_errors", 0x14, Access::Status, 0, "send WQEs refused (local key, bounds, opcode or length) or flushed behind a refused one"),
             reg("resent", 0x18, Access::Status, 0, "request packets sent again (go-back-N after a sequence NAK, a timeout or an RNR wait)"),
         ],

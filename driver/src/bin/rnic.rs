@@ -54,8 +54,9 @@ enum SimCommand {
     /// Send random packets through the transmit engine, check each against the reference
     /// model, and optionally capture them.
     Tx(TxArgs),
-    /// Two simulated cards: RDMA WRITEs through the driver from 1 byte to 1 MiB over IPv4
-    /// and IPv6 with a VLAN tag, every destination byte and every ACK checked.
+    /// Two simulated cards: RDMA WRITEs and SENDs through the driver from 1 byte to 1 MiB over
+    /// IPv4 and IPv6 with a VLAN tag, every destination byte, ACK and completion checked;
+    /// optionally over a link that loses, reorders, duplicates and corrupts frames.
     Demo(DemoArgs),
     /// Benchmarks in simulated clock cycles.
     #[command(subcommand)]
@@ -73,6 +74,21 @@ struct DemoArgs {
     /// One JSON object per operation, then a summary.
     #[arg(long)]
     json: bool,
+    /// Fraction of frames the link loses, per direction (0 ... 1, e.g. 0.01).
+    #[arg(long, value_name = "P", default_value_t = 0.0)]
+    loss: f64,
+    /// Fraction of frames that arrive after the next one.
+    #[arg(long, value_name = "P", default_value_t = 0.0)]
+    reorder: f64,
+    /// Fraction of frames that arrive twice.
+    #[arg(long, value_name = "P", default_value_t = 0.0)]
+    duplicate: f64,
+    /// Fraction of frames with one bit flipped (the receiving card's FCS check drops them).
+    #[arg(long, value_name = "P", default_value_t = 0.0)]
+    corrupt: f64,
+    /// Seed of the link's faults (a run repeats exactly).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 #[derive(Args)]
@@ -239,7 +255,19 @@ fn bench_rx(a: BenchRxArgs) -> Result<(), String> {
 
 fn demo(a: DemoArgs) -> Result<(), String> {
     let trace = a.trace.as_ref().map(|p| p.display().to_string());
-    let mut d = rnic_driver::demo::run(trace.as_deref())?;
+    let mut faults = rnic_sim::world::Faults { seed: a.seed, ..Default::default() };
+    for (name, p, field) in [
+        ("--loss", a.loss, &mut faults.loss),
+        ("--reorder", a.reorder, &mut faults.reorder),
+        ("--duplicate", a.duplicate, &mut faults.duplicate),
+        ("--corrupt", a.corrupt, &mut faults.corrupt),
+    ] {
+        if !(0.0..=1.0).contains(&p) {
+            return Err(format!("{name} {p}: a fraction of frames is 0 ... 1 (0.01 is one frame in a hundred)"));
+        }
+        *field = p * 100.0;
+    }
+    let mut d = rnic_driver::demo::run(trace.as_deref(), faults)?;
     print!("{}", if a.json { rnic_driver::demo::json(&mut d)? } else { rnic_driver::demo::table(&mut d)? });
     if let Some(path) = &a.pcap {
         std::fs::write(path, d.world.borrow().pcap()).map_err(|e| format!("cannot write {}: {e}", path.display()))?;

@@ -47,8 +47,9 @@ pack_word! {
 pack_word! {
     /// A QP's completion state: next index to complete, MSN covered, broken by a NAK, and the
     /// first local error (its index and status).
-    lsb_first DoneWord: 72 {
+    lsb_first DoneWord: 97 {
         idx: 16, msn: 24, broken: 1, e_valid: 1, e_from: 16, e_status: 8, retry_left: 3, rnr_left: 3,
+        nak_seen: 1, nak_psn: 24,
     }
 }
 pack_word! { lsb_first CqWord: 68 { base: 64, log: 4 } }
@@ -203,7 +204,10 @@ crate::hdl_block! {
         sent_ram: RAM<Bits<16>, QP_SLOT_BITS>,
         /// The same counts, read by the FSM (a RAM has one read port).
         sent_copy: RAM<Bits<16>, QP_SLOT_BITS>,
-        done_ram: RAM<Bits<72>, QP_SLOT_BITS>,
+        done_ram: RAM<Bits<97>, QP_SLOT_BITS>,
+        /// The PSN of the QP's last sequence NAK (a NAK for a later one is progress).
+        nak_seen: DFF<Bit>,
+        nak_psn: DFF<Bits<24>>,
         /// Refused WQEs for the FSM: QP, send-queue index, status.
         local_q: RamFifo<6, 5, QP_SLOT_BITS, 16, 8>,
         local_tail: DFF<Bits<6>>,
@@ -331,7 +335,7 @@ impl Logic for Completer {
             self, clock, sent_tail, s_busy, s_qp, local_tail, s_status, is_local, l_idx, l_status, e_valid, e_from, e_status, state, is_recv, r_len, r_imm, r_op, r_flags, ack_q, syn, msn, cqn, sent, d_idx, d_msn, broken, ring_base,
             cq_mask, cq_log, pi, left, db_last, db_last_cq, db_last_ci, ci, cq_size, n_overflows, status, is_error, cmd_done, beat_done, n_acks, n_naks, n_cqes, n_unexpected,
             act, act_skip, act_retry, brk_status, kill, is_tmo, is_rnr_exp, rnr_t, progress, rewound, tcmd_rnr, a_psn, cfg_retry, cfg_rnr,
-            retry_left, rnr_left, n_seq, n_rnr, n_tmo, n_rw, n_exc, published, fenced
+            retry_left, rnr_left, n_seq, n_rnr, n_tmo, n_rw, n_exc, published, fenced, nak_seen, nak_psn
         );
         self.timer.clock.next = self.clock.val();
         self.timer.qp_commit_valid.next = self.qp_commit_valid.val();
@@ -456,6 +460,13 @@ impl Logic for Completer {
         self.done_commit.retry_left.next = self.qp_retry.val().get_bits::<3>(8);
         self.done_commit.rnr_left.next = self.qp_retry.val().get_bits::<3>(12);
         self.done_back.retry_left.next = self.retry_left.q.val();
+        self.done_commit.nak_seen.next = self.zero1.val();
+        self.done_commit.nak_psn.next = self.zero24.val();
+        self.done_back.nak_seen.next = self.zero1.val();
+        if self.nak_seen.q.val() {
+            self.done_back.nak_seen.next = self.one1.val();
+        }
+        self.done_back.nak_psn.next = self.nak_psn.q.val();
         self.done_back.rnr_left.next = self.rnr_left.q.val();
         self.done_back.e_valid.next = self.zero1.val();
         if self.e_valid.q.val() {
@@ -686,6 +697,8 @@ impl Logic for Completer {
             self.sent.d.next = self.sent_copy.read_data.val();
             self.retry_left.d.next = self.done_ram.read_data.val().get_bits::<3>(66);
             self.rnr_left.d.next = self.done_ram.read_data.val().get_bits::<3>(69);
+            self.nak_seen.d.next = self.done_ram.read_data.val().get_bit(72);
+            self.nak_psn.d.next = self.done_ram.read_data.val().get_bits::<24>(73);
             self.cfg_retry.d.next = self.cq_of.read_data.val().get_bits::<3>(16);
             self.cfg_rnr.d.next = self.cq_of.read_data.val().get_bits::<3>(19);
             self.state.d.next = self.c_load_cq.val();
@@ -753,6 +766,13 @@ impl Logic for Completer {
                         self.act.d.next = self.act_rewind.val();
                         self.act_skip.d.next = self.one1.val();
                         self.act_retry.d.next = true;
+                        // A NAK for a PSN other than the last one acknowledges new packets:
+                        // progress, the transport retries start again.
+                        if !self.nak_seen.q.val() | (self.nak_psn.q.val() != self.a_psn.q.val()) {
+                            self.retry_left.d.next = self.cfg_retry.q.val();
+                        }
+                        self.nak_seen.d.next = true;
+                        self.nak_psn.d.next = self.a_psn.q.val();
                     }
                     self.brk_status.d.next = self.st_invalid.val();
                     if self.nak_code.val() == self.nak_access.val() {

@@ -36,7 +36,9 @@
 //! (a WRITE's MIDDLE or LAST carries no RETH: the responder still holds the address). `hi`
 //! marks the first WQE never sent: WQEs below it are resends (no `sent` event, no error
 //! report; one its local check now refuses is skipped and left to the timer), and a resend
-//! never crosses it. A rewind with `rw_stop` (the completer broke the queue) ends any resend,
+//! never crosses it. A rewind for the QP the FSM is sending stops the WQE at the next packet
+//! boundary (the rest would arrive out of sequence and be dropped): the QP goes round and
+//! takes the rewind. A rewind with `rw_stop` (the completer broke the queue) ends any resend,
 //! puts the queue in error and reports a marker (`ERR_MARKER`) so the completer flushes the
 //! WQEs sent before it.
 //!
@@ -190,7 +192,7 @@ crate::hdl_block! {
         pub txp_valid: Signal<Out, Bit>,
         pub txp_ready: Signal<In, Bit>,
         pub txp_data: Signal<Out, Bits<512>>,
-        /// A WQE's last packet was handed on (for the completer), on QP `sent_qp`.
+        /// A new WQE's first packet was handed on (for the completer), on QP `sent_qp`.
         pub sent_valid: Signal<Out, Bit>,
         pub sent_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
         /// A WQE of QP `sent_qp` was refused or flushed (`err_status`: a `CqStatus`); the FSM
@@ -231,6 +233,8 @@ crate::hdl_block! {
         resend_lim: Signal<Local, Bits<16>>,
         resend_end: Signal<Local, Bit>,
         idle_back: Signal<Local, Bit>,
+        abort: Signal<Local, Bit>,
+        remaining: Signal<Local, Bits<32>>,
         check_bad: Signal<Local, Bit>,
         skip_now: Signal<Local, Bit>,
         rw_in_range: Signal<Local, Bit>,
@@ -661,8 +665,19 @@ impl Logic for Requester {
         self.desc_word.pkey.next = self.c_pkey.q.val();
 
         self.skip_now.next = self.skipping.q.val() & (self.psn.q.val() != self.skip_psn.q.val());
-        self.push.next =
-            (self.state.q.val() == self.s_pkt.val()) & !self.d_done.q.val() & self.desc_room.val() & !self.skip_now.val();
+        // A rewind for the QP being sent stops its WQE at the next packet boundary (after the
+        // first packet): the rest would only arrive out of sequence.
+        self.pend_cur.next = self.rw_pend.q.val() >> self.cur.q.val();
+        self.abort.next = (self.state.q.val() == self.s_pkt.val())
+            & !self.d_done.q.val()
+            & !self.c_done.q.val()
+            & !self.first.q.val()
+            & self.pend_cur.val().get_bit(0);
+        self.push.next = (self.state.q.val() == self.s_pkt.val())
+            & !self.d_done.q.val()
+            & self.desc_room.val()
+            & !self.skip_now.val()
+            & !self.abort.val();
         self.descs.wr_en.next = self.push.val();
         self.descs.wr_addr.next = self.desc_tail.q.val().get_bits::<DESC_ADDR>(0);
         self.descs.wr_a.next = self.desc_word.word.val();
@@ -694,7 +709,8 @@ impl Logic for Requester {
             & self.need_cmd.val()
             & !self.c_done.q.val()
             & self.cmd_free.val()
-            & !self.skip_now.val();
+            & !self.skip_now.val()
+            & !self.abort.val();
         if self.load_pl.val() {
             self.r_valid.d.next = true;
             self.r_addr.d.next = self.addr.q.val();
@@ -755,8 +771,9 @@ impl Logic for Requester {
             | (self.w_op.q.val() >= self.four8.val())
             | (self.w_len.q.val() > self.max_message.val());
         self.bad.next = self.check_bad.val() | self.broken.q.val();
-        self.step.next = self.skip_now.val()
-            | ((self.d_done.q.val() | self.push.val()) & (self.c_done.q.val() | !self.need_cmd.val() | self.load_pl.val()));
+        self.step.next = !self.abort.val()
+            & (self.skip_now.val()
+                | ((self.d_done.q.val() | self.push.val()) & (self.c_done.q.val() | !self.need_cmd.val() | self.load_pl.val())));
         if (self.state.q.val() == self.s_pop.val()) & self.ready.out_valid.val() {
             self.cur.d.next = self.ready.out_a.val();
             self.saw_db.d.next = (self.db_ok.val() & (self.db_q.val() == self.ready.out_a.val()))
@@ -790,7 +807,6 @@ impl Logic for Requester {
             self.state.d.next = self.s_check.val();
         }
         self.fsm_clear.next = false;
-        self.pend_cur.next = self.rw_pend.q.val() >> self.cur.q.val();
         self.pend_clr.next = self.zero256.val();
         if (self.state.q.val() == self.s_check.val()) & self.pend_cur.val().get_bit(0) {
             // A rewind is pending: take it (its words were read in S_LOAD or since).
@@ -955,6 +971,16 @@ impl Logic for Requester {
         if self.push.val() & self.resend.val() {
             self.resent_count.d.next = self.resent_count.q.val() + self.one32.val();
         }
+        // Stopped mid-WQE: a new one counts as sent (its first packet is out), ending where
+        // its last packet would have; the QP goes round and takes its rewind.
+        self.remaining.next = (self.left.q.val() + self.pmtu32.val() - self.one32.val()) >> self.c_pmtu.q.val();
+        if self.abort.val() {
+            if !self.resend.val() {
+                self.hi.d.next = self.ci.q.val() + self.one16.val();
+                self.hi_psn.d.next = self.psn.q.val() + self.remaining.val().get_bits::<24>(0);
+            }
+            self.state.d.next = self.s_writeback.val();
+        }
         if (self.state.q.val() == self.s_pkt.val()) & self.skipping.q.val() & !self.skip_now.val() {
             self.skipping.d.next = false;
         }
@@ -966,12 +992,14 @@ impl Logic for Requester {
                 self.c_done.d.next = false;
                 self.left.d.next = self.left.q.val() - self.pmtu32.val();
                 self.addr.d.next = self.addr.q.val() + self.pmtu64.val();
+                // A new WQE is outstanding from its first packet on (so a NAK or a timeout
+                // during a long message already goes back to it).
+                if self.first.q.val() & !self.resend.val() {
+                    self.sent_valid.next = true;
+                    self.wqe_count.d.next = self.wqe_count.q.val() + self.one32.val();
+                }
                 if self.last.val() {
                     self.wqe_done.next = true;
-                    if !self.resend.val() {
-                        self.wqe_count.d.next = self.wqe_count.q.val() + self.one32.val();
-                        self.sent_valid.next = true;
-                    }
                 }
             } else {
                 self.d_done.d.next = self.d_done.q.val() | self.push.val();
