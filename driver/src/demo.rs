@@ -172,31 +172,40 @@ fn one_message(
         imm: 0x1234_5678,
     };
     a.post_send(qa, &wr).map_err(e)?;
-    if lossy {
-        return lossy_message(world, (a, b), (cqa, cqb), (op, path, kind, size), start, (dst, offset, recv_id), pattern, &wr);
-    }
-    let done = world.borrow_mut().run_until(2_000_000, |w| sent(w, 1) > acks_before && w.link_idle());
-    let w = world.borrow();
-    // The ACK for this message: card 1's newest frame.
-    let ack = w.sent_by(1).last();
-    let acked = done
-        && ack.is_some_and(|(_, f)| {
-            let r = rnic_spec::wire::rx::classify(f, rnic_spec::wire::rx::RxConfig { fcs: false });
-            r.packet.is_some_and(|p| {
-                p.bth.opcode == rnic_spec::responder::OP_ACK
-                    && p.bth.dest_qp == qa.qpn
-                    && p.ext.iter().any(|x| matches!(x, rnic_spec::wire::ib::Ext::Aeth(a) if a.syndrome == rnic_spec::responder::aeth::ACK))
-            })
-        });
-    let end = ack.map_or(w.cycles(), |(ns, f)| (ns as f64 * CLOCK_MHZ / 1000.0 + w.wire_cycles(f.len() + 4)) as u64);
-    drop(w);
+    use rnic_spec::desc::{CqOp, CqStatus};
+    let send_ok = |wcs: &[crate::verbs::Wc]| wcs.len() == 1 && wcs[0].wr_id == size as u64 && wcs[0].status == CqStatus::Success;
+    let (acked, end, sent_wc) = if lossy {
+        // On a faulty link the ACK may be lost and a later one cover the message, and the
+        // message may take several rounds: wait for its completion.
+        let mut wcs = Vec::new();
+        while wcs.is_empty() && world.borrow().cycles() - start < 20_000_000 {
+            world.borrow_mut().run_until(2_000, |_| false);
+            wcs = a.poll_cq(cqa, 16).map_err(e)?;
+        }
+        (send_ok(&wcs), world.borrow().cycles(), wcs)
+    } else {
+        let done = world.borrow_mut().run_until(2_000_000, |w| sent(w, 1) > acks_before && w.link_idle());
+        let w = world.borrow();
+        // The ACK for this message: card 1's newest frame.
+        let ack = w.sent_by(1).last();
+        let acked = done
+            && ack.is_some_and(|(_, f)| {
+                let r = rnic_spec::wire::rx::classify(f, rnic_spec::wire::rx::RxConfig { fcs: false });
+                r.packet.is_some_and(|p| {
+                    p.bth.opcode == rnic_spec::responder::OP_ACK
+                        && p.bth.dest_qp == qa.qpn
+                        && p.ext.iter().any(|x| matches!(x, rnic_spec::wire::ib::Ext::Aeth(a) if a.syndrome == rnic_spec::responder::aeth::ACK))
+                })
+            });
+        let end = ack.map_or(w.cycles(), |(ns, f)| (ns as f64 * CLOCK_MHZ / 1000.0 + w.wire_cycles(f.len() + 4)) as u64);
+        drop(w);
+        (acked, end, poll_one(a, cqa)?)
+    };
     let got = b.read_buf(dst, size + 64).map_err(e)?;
     let mut want = vec![0u8; size + 64];
     want[offset..offset + size].copy_from_slice(&pattern[..size]);
     let first_bad_byte = got.iter().zip(&want).position(|(x, y)| x != y);
-    use rnic_spec::desc::{CqOp, CqStatus};
-    let sent_wc = poll_one(a, cqa)?;
-    let mut completed = sent_wc.len() == 1 && sent_wc[0].wr_id == size as u64 && sent_wc[0].status == CqStatus::Success;
+    let mut completed = send_ok(&sent_wc);
     if op != SendOp::Write {
         let recv_wc = poll_one(b, cqb)?;
         let (want_op, imm) = match op {
@@ -230,57 +239,6 @@ fn op_name(op: SendOp) -> &'static str {
         SendOp::Send => "SEND",
         _ => "SEND with immediate",
     }
-}
-
-/// The rest of [`one_message`] on a faulty link: wait for the send completion (retransmission
-/// may take several rounds), then check the bytes and the receive completion.
-#[allow(clippy::too_many_arguments)]
-fn lossy_message(
-    world: &Rc<RefCell<World>>,
-    (a, b): (&mut Card, &mut Card),
-    (cqa, cqb): (&mut Cq, &mut Cq),
-    (op, path, kind, size): (SendOp, &'static str, PathKind, usize),
-    start: u64,
-    (dst, offset, recv_id): (u64, usize, u64),
-    pattern: &[u8],
-    wr: &SendWr,
-) -> Result<DemoRow, String> {
-    use rnic_spec::desc::{CqOp, CqStatus};
-    let e = |e: crate::verbs::VerbsError| e.to_string();
-    let mut sent_wc = Vec::new();
-    while sent_wc.is_empty() && world.borrow().cycles() - start < 20_000_000 {
-        world.borrow_mut().run_until(2_000, |_| false);
-        sent_wc = a.poll_cq(cqa, 16).map_err(e)?;
-    }
-    let end = world.borrow().cycles();
-    let acked = sent_wc.len() == 1 && sent_wc[0].wr_id == size as u64 && sent_wc[0].status == CqStatus::Success;
-    let mut completed = acked;
-    if op != SendOp::Write {
-        let recv_wc = poll_one(b, cqb)?;
-        let (want_op, imm) = match op {
-            SendOp::WriteImm => (CqOp::RecvRdmaImm, Some(wr.imm)),
-            SendOp::SendImm => (CqOp::Recv, Some(wr.imm)),
-            _ => (CqOp::Recv, None),
-        };
-        completed &= recv_wc.len() == 1 && {
-            let w = &recv_wc[0];
-            (w.wr_id, w.status, w.op, w.byte_len, w.imm) == (recv_id, CqStatus::Success, want_op, size as u32, imm)
-        };
-    }
-    let got = b.read_buf(dst, size + 64).map_err(e)?;
-    let mut want = vec![0u8; size + 64];
-    want[offset..offset + size].copy_from_slice(&pattern[..size]);
-    Ok(DemoRow {
-        op: op_name(op),
-        path,
-        pmtu: kind.pmtu,
-        size,
-        packets: packet_count(size as u32, kind.pmtu.trailing_zeros() as u8) as usize,
-        cycles: end - start,
-        first_bad_byte: got.iter().zip(&want).position(|(x, y)| x != y),
-        acked,
-        completed,
-    })
 }
 
 /// The link's fault counts, for the table and the JSON summary.

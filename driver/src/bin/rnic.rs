@@ -135,6 +135,9 @@ struct BenchWriteArgs {
     /// One JSON object per row.
     #[arg(long)]
     json: bool,
+    /// WRITE only: 64 KiB WRITEs over a link that loses this fraction of frames (e.g. 0.01).
+    #[arg(long, value_name = "P")]
+    loss: Option<f64>,
 }
 
 #[derive(Args)]
@@ -283,7 +286,13 @@ fn bench_write(a: BenchWriteArgs, send: bool) -> Result<(), String> {
     if a.bytes == 0 {
         return Err("--bytes must be at least 1".into());
     }
-    let rows = if send { rnic_driver::bench::send(a.bytes)? } else { rnic_driver::bench::write(a.bytes)? };
+    let rows = match (send, a.loss) {
+        (true, Some(_)) => return Err("--loss goes with `rnic sim bench write`".into()),
+        (true, None) => rnic_driver::bench::send(a.bytes)?,
+        (false, None) => rnic_driver::bench::write(a.bytes)?,
+        (false, Some(p)) if (0.0..=1.0).contains(&p) => rnic_driver::bench::write_lossy(a.bytes, p * 100.0)?,
+        (false, Some(p)) => return Err(format!("--loss {p}: a fraction of frames is 0 ... 1 (0.01 is one frame in a hundred)")),
+    };
     print!("{}", if a.json { rnic_driver::bench::write_json(&rows) } else { rnic_driver::bench::write_table(&rows) });
     Ok(())
 }
