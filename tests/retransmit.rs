@@ -183,10 +183,10 @@ fn exhausted_retries_complete_the_wqe_with_retry_exceeded_and_flush_the_rest() {
 
 #[test]
 fn an_rnr_nak_waits_its_timer_and_the_send_succeeds_once_a_receive_is_posted() {
-    // One packet: the responder answers the packets behind an RNR'd one with a sequence NAK,
-    // which would use transport retries as well.
+    // Two packets and no transport retries: the responder drops the packet behind the RNR'd
+    // one silently (a sequence NAK for it would cut the wait short and use a transport retry).
     let mut p = pair(0, 7);
-    let wr = p.wr(9, SendOp::Send, 0, 1000);
+    let wr = p.wr(9, SendOp::Send, 0, 2000);
     p.a.post_send(&mut p.qa, &wr).unwrap();
     // RNR NAKs come back, one per RNR wait (the card's NAK asks for 10 µs, 3 ticks).
     assert!(p.world.borrow_mut().run_until(100_000, |w| w.sent_by(1).count() >= 3));
@@ -195,15 +195,16 @@ fn an_rnr_nak_waits_its_timer_and_the_send_succeeds_once_a_receive_is_posted() {
     };
     assert!(p.sent(1).iter().all(|f| rnr(&f.0)), "only RNR NAKs so far");
     let frames = p.sent(0);
-    let gap = p.world.borrow().sent_by(0).nth(1).unwrap().0 - p.world.borrow().sent_by(0).next().unwrap().0;
+    let gap = p.world.borrow().sent_by(0).nth(2).unwrap().0 - p.world.borrow().sent_by(0).next().unwrap().0;
     assert!(gap >= 3 * 4096, "the resend waits the RNR timer: {gap} ns");
-    assert!(frames.iter().all(|f| f.0.bth.psn == 0), "the SEND is sent again from its PSN");
+    assert!(frames.iter().all(|f| f.0.bth.psn <= 1), "the SEND is sent again from its PSN");
+    assert_eq!(p.counter(1, "responder", "naks_sequence"), 0, "the packet behind an RNR'd one is dropped silently");
     let recv = RecvWr { wr_id: 40, addr: p.dst.iova, length: 4096, lkey: p.rmr.key() };
     p.b.post_recv(&mut p.qb, &[recv]).unwrap();
     assert_eq!(p.completions(1, 200_000), [(9, CqStatus::Success)]);
     let rwc = p.b.poll_cq(&mut p.cqb, 4).unwrap();
-    assert_eq!(rwc.iter().map(|w| (w.wr_id, w.status, w.byte_len)).collect::<Vec<_>>(), [(40, CqStatus::Success, 1000)]);
-    assert!(p.same_bytes(0, 1000));
+    assert_eq!(rwc.iter().map(|w| (w.wr_id, w.status, w.byte_len)).collect::<Vec<_>>(), [(40, CqStatus::Success, 2000)]);
+    assert!(p.same_bytes(0, 2000));
     let naks = p.counter(1, "responder", "naks_rnr");
     assert!(naks >= 3);
     assert_eq!(p.counter(0, "completer", "naks_rnr"), naks, "every RNR NAK was received");
@@ -240,4 +241,19 @@ fn a_nak_stops_a_long_message_early_and_the_resend_starts_at_the_gap() {
     assert_eq!(psns[resend_at..], (2..64).collect::<Vec<u32>>()[..], "resent from the gap to the end, once");
     assert_eq!(p.counter(1, "responder", "placed"), 64);
     assert_eq!(p.counter(0, "completer", "rewinds"), 1);
+}
+
+#[test]
+fn a_wqe_sent_before_a_locally_refused_one_is_still_resent() {
+    // WQE 1 goes out and is lost; WQE 2 has a stale lkey: the queue breaks at WQE 2, but WQE 1
+    // is outstanding and must be resent (by the timeout) and complete before WQE 2's error.
+    let mut p = pair(7, 7);
+    drop_once(&p.world, 0, |pkt| pkt.bth.psn == 0);
+    let good = p.wr(1, SendOp::Write, 0, 500);
+    let bad = SendWr { wr_id: 2, lkey: p.lmr.key() ^ 0x100, ..good };
+    p.a.post_send_list(&mut p.qa, &[good, bad]).unwrap();
+    assert_eq!(p.completions(2, 200_000), [(1, CqStatus::Success), (2, CqStatus::LocalProtection)]);
+    assert!(p.same_bytes(0, 500));
+    assert_eq!(p.sent(0).iter().map(|f| f.0.bth.psn).collect::<Vec<_>>(), [0, 0], "WQE 1 twice, WQE 2 never");
+    assert_eq!(p.counter(0, "completer", "timeouts"), 1);
 }

@@ -44,7 +44,7 @@ pub enum Recovery {
 /// The completer's state of one QP's send queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SendCompletions {
-    /// WQEs sent (their last packet out), since the QP's commit.
+    /// WQEs sent (their first packet out), since the QP's commit.
     pub sent: u16,
     /// WQEs completed: the next completion's send-queue index.
     pub done: u16,

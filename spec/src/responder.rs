@@ -14,8 +14,9 @@
 //! error).
 //!
 //! A SEND's FIRST / ONLY packet and a WRITE with immediate's LAST / ONLY packet consume the next
-//! receive WQE; with none posted the packet is answered by an RNR NAK and changes nothing (the
-//! requester sends it again later). This check comes right after the opcode order, before the
+//! receive WQE; with none posted the packet is answered by an RNR NAK and placed nowhere (the
+//! requester sends it again after the RNR timer); the packets behind it are then dropped
+//! without a sequence NAK of their own until it comes again. This check comes right after the opcode order, before the
 //! lengths and the rkey. A SEND is placed into the WQE's buffer, whose lkey must
 //! allow LOCAL_WRITE of the whole buffer in the QP's PD (else NAK remote operational error, the
 //! WQE completes with a local protection error) and which must hold the whole message (else NAK
@@ -170,6 +171,8 @@ impl RspState {
         // Resources before lengths and keys, as IBTA's responder order (and rxe) has them.
         let wqe = rq.get(self.rq_ci as usize).copied();
         if needs_wqe && wqe.is_none() {
+            // Later packets wait for this one's resend without a sequence NAK of their own.
+            self.nak_sent = true;
             return effect(Outcome::ReceiverNotReady, answer(aeth::RNR_NAK, p, self.msn), None);
         }
         let reth = pkt.ext.iter().find_map(|e| if let Ext::Reth(r) = e { Some(*r) } else { None }).unwrap_or(Reth::default());
@@ -315,12 +318,14 @@ mod tests {
     }
 
     #[test]
-    fn no_receive_wqe_is_an_rnr_nak_that_changes_nothing() {
+    fn no_receive_wqe_is_an_rnr_nak_that_silences_what_follows() {
         let c = ctx();
         let mut s = RspState::new(5);
         let e = s.receive(Some(&c), &[], &[], &pkt(OP_SEND_ONLY, 5, 10, 0, Reth::default()));
         assert_eq!((e.outcome, e.response.map(|r| (r.syndrome, r.psn))), (Outcome::ReceiverNotReady, Some((aeth::RNR_NAK, 5))));
-        assert_eq!(s, RspState::new(5));
+        assert_eq!(s, RspState { nak_sent: true, ..RspState::new(5) }, "only: later packets wait silently");
+        let e = s.receive(Some(&c), &[], &[], &pkt(OP_SEND_ONLY, 6, 10, 0, Reth::default()));
+        assert_eq!((e.outcome, e.response), (Outcome::SequenceError, None), "no sequence NAK behind an RNR NAK");
         // A SEND LAST with immediate needs no WQE of its own: without a FIRST it is out of order.
         let e = s.receive(Some(&c), &[], &[], &pkt(OP_SEND_LAST_IMM, 5, 10, 0, Reth::default()));
         assert_eq!(e.outcome, Outcome::InvalidRequest);

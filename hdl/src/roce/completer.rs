@@ -554,11 +554,20 @@ impl Logic for Completer {
             & (self.is_recv.q.val() | self.fenced.q.val())
             & ((self.pi.q.val() - self.ci.q.val()) != self.cq_size.q.val());
         // The fence: publish, then wait for the requester's claim on the QP to end.
-        self.done_valid.next = (self.state.q.val() == self.c_cqe.val()) & !self.is_recv.q.val() & !self.published.q.val();
+        // (A commit has the requester's count RAM in its cycle: the publication waits.)
+        // (The commit spelled out from the inputs: see the requester on valid / ready.)
+        self.done_valid.next = (self.state.q.val() == self.c_cqe.val())
+            & !self.is_recv.q.val()
+            & !self.published.q.val()
+            & !(self.qp_commit_valid.val() & (self.qp_commit.val().get_bits::<24>(8) == self.zero24.val()));
         self.done_qp.next = self.ack_q.q.val();
         self.done_index.next = self.d_idx.q.val() + self.one16.val();
         // (Spelled out, not read back from the output: see the requester on valid / ready.)
-        if (self.state.q.val() == self.c_cqe.val()) & !self.is_recv.q.val() & !self.published.q.val() {
+        if (self.state.q.val() == self.c_cqe.val())
+            & !self.is_recv.q.val()
+            & !self.published.q.val()
+            & !(self.qp_commit_valid.val() & (self.qp_commit.val().get_bits::<24>(8) == self.zero24.val()))
+        {
             self.published.d.next = true;
         }
         if (self.state.q.val() == self.c_cqe.val()) & self.published.q.val() & !(self.claim.val() & (self.claim_qp.val() == self.ack_q.q.val())) {

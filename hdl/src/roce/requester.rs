@@ -235,6 +235,7 @@ crate::hdl_block! {
         idle_back: Signal<Local, Bit>,
         abort: Signal<Local, Bit>,
         remaining: Signal<Local, Bits<32>>,
+        wqe_pkts: Signal<Local, Bits<32>>,
         check_bad: Signal<Local, Bit>,
         skip_now: Signal<Local, Bit>,
         rw_in_range: Signal<Local, Bit>,
@@ -516,15 +517,13 @@ impl Logic for Requester {
             & (self.state.q.val() != self.s_load.val())
             & (self.state.q.val() != self.s_check.val())
             & (self.state.q.val() != self.s_rw.val())
-            & (self.state.q.val() != self.s_rw_apply.val())
-            & (self.state.q.val() != self.s_report.val());
+            & (self.state.q.val() != self.s_rw_apply.val());
         self.rw_take.next = self.rw_valid.val()
             & !self.db_ok.val()
             & (self.state.q.val() != self.s_load.val())
             & (self.state.q.val() != self.s_check.val())
             & (self.state.q.val() != self.s_rw.val())
-            & (self.state.q.val() != self.s_rw_apply.val())
-            & (self.state.q.val() != self.s_report.val());
+            & (self.state.q.val() != self.s_rw_apply.val());
         self.rw_active.next = self.active.q.val() >> self.rw_qp.val();
         self.rw_push.next = self.rw_take.val() & !self.rw_active.val().get_bit(0);
         self.rw_hit.next = self.rw_take.val() & (self.rw_qp.val() == self.cur.q.val());
@@ -606,6 +605,11 @@ impl Logic for Requester {
 
         // The packet the FSM is on (meaningful in S_PKT).
         self.pmtu32.next = self.one32.val() << self.c_pmtu.q.val();
+        // Packets of the WQE being checked (a resent one the check now refuses keeps them).
+        self.wqe_pkts.next = (self.w_len.q.val() + self.pmtu32.val() - self.one32.val()) >> self.c_pmtu.q.val();
+        if self.w_len.q.val() == self.zero32.val() {
+            self.wqe_pkts.next = self.one32.val();
+        }
         self.pmtu64.next = self.one64.val() << self.c_pmtu.q.val();
         self.last.next = self.left.q.val() <= self.pmtu32.val();
         self.len.next = self.pmtu32.val();
@@ -936,7 +940,9 @@ impl Logic for Requester {
         }
         self.psn_tab.write_enable.next = false;
         if (self.state.q.val() == self.s_mr_wait.val()) & self.mr_res_valid.val() & self.resend.val() & self.check_bad.val() {
-            // A resent WQE its check now refuses (its region is gone): skipped, left to the timer.
+            // A resent WQE its check now refuses (its region is gone): not sent, left to the
+            // timer; its PSNs stay its own, so the WQEs behind it keep theirs.
+            self.psn.d.next = self.psn.q.val() + self.wqe_pkts.val().get_bits::<24>(0);
             self.wqe_done.next = true;
         }
         if (self.state.q.val() == self.s_mr_wait.val()) & self.mr_res_valid.val() & !self.resend.val() {
@@ -944,6 +950,10 @@ impl Logic for Requester {
                 // Reported in order with the sent WQEs; the first error breaks the queue.
                 self.error_count.d.next = self.error_count.q.val() + self.one32.val();
                 self.broken.d.next = true;
+                // Resends of the WQEs sent before stop here (this one was never sent).
+                if !self.broken.q.val() {
+                    self.stop_at.d.next = self.ci.q.val();
+                }
                 self.state.d.next = self.s_report.val();
                 self.rep_status.d.next = self.st_protection.val();
                 if self.w_len.q.val() > self.max_message.val() {
@@ -960,7 +970,10 @@ impl Logic for Requester {
                 self.psn_tab.write_enable.next = true;
             }
         }
-        if (self.state.q.val() == self.s_mr_wait.val()) & self.mr_res_valid.val() & !self.bad.val() & !(self.resend.val() & self.check_bad.val()) {
+        if (self.state.q.val() == self.s_mr_wait.val())
+            & self.mr_res_valid.val()
+            & ((!self.resend.val() & !self.bad.val()) | (self.resend.val() & !self.check_bad.val()))
+        {
             self.left.d.next = self.w_len.q.val();
             self.addr.d.next = self.w_laddr.q.val();
             self.first.d.next = true;
@@ -1008,7 +1021,9 @@ impl Logic for Requester {
         }
         if (self.state.q.val() == self.s_report.val()) & self.err_ready.val() {
             if self.rep_status.q.val() == self.marker.val() {
-                self.state.d.next = self.s_check.val();
+                // (Through the write-back and the ready FIFO, not straight to S_CHECK: a rewind
+                // taken meanwhile must not meet S_CHECK's read of the pending one.)
+                self.state.d.next = self.s_writeback.val();
             } else {
                 self.wqe_done.next = true;
             }

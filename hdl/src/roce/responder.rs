@@ -1051,7 +1051,10 @@ impl Logic for Responder {
                 }
             }
             if self.fail_rnr.val() {
-                // No receive WQE: the requester is to send this packet again later.
+                // No receive WQE: the requester is to send this packet again later; packets
+                // behind it are dropped silently until it comes (no sequence NAK for them,
+                // which would cut the RNR wait short).
+                self.nak_sent.d.next = true;
                 self.resp.d.next = true;
                 self.resp_syn.d.next = self.syn_rnr.val();
                 self.resp_psn.d.next = self.r_psn.q.val();
