@@ -199,9 +199,6 @@ pub const WRITE_SIZES: [usize; 8] = [64, 256, 1 << 10, 4 << 10, 16 << 10, 64 << 
 /// Message sizes of the SEND benchmark.
 pub const SEND_SIZES: [usize; 3] = [64, 4 << 10, 64 << 10];
 
-/// Local ACK timeout of the benchmarks' QPs: 4.096 µs × 2^6 = 262 µs.
-pub const BENCH_TIMEOUT: u8 = 6;
-
 /// Simulated cycles a goodput row may take.
 pub const BENCH_BUDGET_CYCLES: u64 = 5_000_000;
 
@@ -250,9 +247,8 @@ pub fn goodput_over(
         })
         .collect::<Result<Vec<_>, _>>()
         .map_err(e)?;
-    // A local ACK timeout of 262 µs (not perftest's 67 ms): a packet the receiving card drops
-    // with nothing behind it is resent within the row's budget.
-    let attr = crate::verbs::QpAttr { timeout: Some(BENCH_TIMEOUT), ..Default::default() };
+    // A packet the receiving card drops with nothing behind it is resent within the row's budget.
+    let attr = crate::verbs::QpAttr { timeout: Some(crate::sim_pair::LOSSY_LINK_TIMEOUT), ..Default::default() };
     for (qa, _) in pairs.iter_mut() {
         a.modify_qp(qa, crate::verbs::QpState::Rts, &attr).map_err(e)?;
     }

@@ -65,10 +65,6 @@ fn sent(w: &World, from: usize) -> usize {
     w.sent_by(from).count()
 }
 
-/// Local ACK timeout of the demo's QPs on a faulty link: 4.096 µs × 2^6 = 262 µs, three times
-/// the wire time of its largest message.
-const FAULT_TIMEOUT: u8 = 6;
-
 /// Run the demo over a link with `faults` (percent per frame); `trace` writes a VCD of card 0
 /// (`FILE`) and card 1 (`FILE.1.vcd`).
 pub fn run(trace: Option<&str>, faults: Faults) -> Result<Demo, String> {
@@ -102,7 +98,7 @@ pub fn run(trace: Option<&str>, faults: Faults) -> Result<Demo, String> {
         let psn = [0xFF_FFF0, 17, 0x80_0000][k];
         let (mut qa, mut qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), *kind, QpCaps { sq_entries: 64, rq_entries: 64 }, (psn, 5)).map_err(e)?;
         if lossy {
-            let attr = crate::verbs::QpAttr { timeout: Some(FAULT_TIMEOUT), ..Default::default() };
+            let attr = crate::verbs::QpAttr { timeout: Some(crate::sim_pair::LOSSY_LINK_TIMEOUT), ..Default::default() };
             a.modify_qp(&mut qa, crate::verbs::QpState::Rts, &attr).map_err(e)?;
         }
         for op in [SendOp::Write, SendOp::WriteImm, SendOp::Send, SendOp::SendImm] {

@@ -256,6 +256,14 @@ fn bench_rx(a: BenchRxArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// A fault option's fraction of frames (`name P`, 0 ... 1) as the link model's percent.
+fn percent_of_frames(name: &str, p: f64) -> Result<f64, String> {
+    if !(0.0..=1.0).contains(&p) {
+        return Err(format!("{name} {p}: a fraction of frames is 0 ... 1 (0.01 is one frame in a hundred)"));
+    }
+    Ok(p * 100.0)
+}
+
 fn demo(a: DemoArgs) -> Result<(), String> {
     let trace = a.trace.as_ref().map(|p| p.display().to_string());
     let mut faults = rnic_sim::world::Faults { seed: a.seed, ..Default::default() };
@@ -265,10 +273,7 @@ fn demo(a: DemoArgs) -> Result<(), String> {
         ("--duplicate", a.duplicate, &mut faults.duplicate),
         ("--corrupt", a.corrupt, &mut faults.corrupt),
     ] {
-        if !(0.0..=1.0).contains(&p) {
-            return Err(format!("{name} {p}: a fraction of frames is 0 ... 1 (0.01 is one frame in a hundred)"));
-        }
-        *field = p * 100.0;
+        *field = percent_of_frames(name, p)?;
     }
     let mut d = rnic_driver::demo::run(trace.as_deref(), faults)?;
     print!("{}", if a.json { rnic_driver::demo::json(&mut d)? } else { rnic_driver::demo::table(&mut d)? });
@@ -290,8 +295,7 @@ fn bench_write(a: BenchWriteArgs, send: bool) -> Result<(), String> {
         (true, Some(_)) => return Err("--loss goes with `rnic sim bench write`".into()),
         (true, None) => rnic_driver::bench::send(a.bytes)?,
         (false, None) => rnic_driver::bench::write(a.bytes)?,
-        (false, Some(p)) if (0.0..=1.0).contains(&p) => rnic_driver::bench::write_lossy(a.bytes, p * 100.0)?,
-        (false, Some(p)) => return Err(format!("--loss {p}: a fraction of frames is 0 ... 1 (0.01 is one frame in a hundred)")),
+        (false, Some(p)) => rnic_driver::bench::write_lossy(a.bytes, percent_of_frames("--loss", p)?)?,
     };
     print!("{}", if a.json { rnic_driver::bench::write_json(&rows) } else { rnic_driver::bench::write_table(&rows) });
     Ok(())
