@@ -15,6 +15,8 @@ pub enum DeviceError {
     BadChain { at: u32, next: u32 },
     /// A block this driver needs is missing.
     Missing(&'static str),
+    /// The card did not reach a point it must reach (what, and the register that says so).
+    Stuck { what: &'static str, register: &'static str, value: u32, want: u32 },
 }
 
 impl std::fmt::Display for DeviceError {
@@ -35,11 +37,20 @@ impl std::fmt::Display for DeviceError {
                 write!(f, "BAR0 block chain broken: block at {at:#06x} points to {next:#06x}")
             }
             DeviceError::Missing(b) => write!(f, "the card has no {b} block"),
+            DeviceError::Stuck { what, register, value, want } => write!(
+                f,
+                "the card did not {what}: {register} stays {value:#x}, waiting for {want:#x}; \
+                 check that the card is clocked and its DMA port answers, then reset it"
+            ),
         }
     }
 }
 
 impl std::error::Error for DeviceError {}
+
+/// Register reads `clear_mr` waits for the fence (each is a BAR round trip: far longer than
+/// the card needs to drain a packet and its writes).
+const MR_FENCE_POLLS: usize = 10_000;
 
 impl From<BusError> for DeviceError {
     fn from(e: BusError) -> Self {
@@ -189,10 +200,22 @@ impl<B: Bus> Device<B> {
         self.write("mr", "commit", 1)
     }
 
-    /// Empty the memory-region slot of `key`.
+    /// Empty the memory-region slot of `key`, and wait until the card has finished every
+    /// write it admitted before (the responder's `mr_fence` reaches the epoch of this commit):
+    /// after this returns the card writes no byte under `key`.
     pub fn clear_mr(&mut self, key: u32) -> Result<(), DeviceError> {
         self.write("mr", "key", key)?;
-        self.write("mr", "commit", 0)
+        self.write("mr", "commit", 0)?;
+        // The read comes after the commit on the bus, so the epoch counts it.
+        let want = self.read("responder", "mr_epoch")?;
+        let mut value = 0;
+        for _ in 0..MR_FENCE_POLLS {
+            value = self.read("responder", "mr_fence")?;
+            if value.wrapping_sub(want) as i32 >= 0 {
+                return Ok(());
+            }
+        }
+        Err(DeviceError::Stuck { what: "finish the writes under a deregistered region", register: "responder.mr_fence", value, want })
     }
 
     /// Set the port's source addresses.

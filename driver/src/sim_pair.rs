@@ -5,7 +5,10 @@ use crate::device::Device;
 use crate::sim_bus::WorldCard;
 use crate::verbs::{Context, Cq, Path, Pd, Qp, QpAttr, QpCaps, QpState, VerbsError};
 use rnic_sim::world::{LinkConfig, World};
-use rnic_spec::qp::{PortAddress, RemoteIp};
+use rnic_spec::qp::{PortAddress, QpContext, RemoteIp};
+use rnic_spec::responder::Response;
+use rnic_spec::wire::ib::Reth;
+use rnic_spec::wire::tx::{IpPair, TxDescriptor};
 use rnic_spec::wire::eth::Vlan;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -118,4 +121,26 @@ pub fn qp_pair(
     connect(a, &mut qa, 1, kind, qb.qpn, back_psn, psn)?;
     connect(b, &mut qb, 0, kind, qa.qpn, psn, back_psn)?;
     Ok((qa, qb))
+}
+
+/// A request packet from card 0 (sent raw, through its `txd` port) to card 1's QP `to_qpn`
+/// with context `to`: the reverse of that QP's path, with the given transport fields.
+#[allow(clippy::too_many_arguments)]
+pub fn raw_request(
+    to: &QpContext,
+    to_qpn: u32,
+    opcode: u8,
+    psn: u32,
+    reth: Reth,
+    payload_len: u16,
+    ack_req: bool,
+) -> TxDescriptor {
+    let mut d = Response { syndrome: 0, psn, msn: 0 }.descriptor(&port(0), to);
+    let card1 = port(1);
+    d.eth_dst = card1.mac;
+    d.ip = match d.ip {
+        IpPair::V4 { src, .. } => IpPair::V4 { src, dst: card1.ipv4 },
+        IpPair::V6 { src, .. } => IpPair::V6 { src, dst: card1.ipv6 },
+    };
+    TxDescriptor { opcode, dest_qp: to_qpn, ack_req, reth, payload_len, aeth: Default::default(), ..d }
 }

@@ -243,6 +243,11 @@ impl Cq {
     pub fn size(&self) -> u32 {
         1 << self.log_size
     }
+
+    /// The ring in host memory (the card writes its CQEs there).
+    pub fn ring(&self) -> DmaBuf {
+        self.ring
+    }
 }
 
 /// A work completion.

@@ -236,8 +236,9 @@ lkey = 0x1234
     for m in cfg.regions().unwrap() {
         mrs[rnic_spec::mr::slot(m.key, 256)] = Some(m);
     }
-    // Requests from 192.0.2.1: a 3-packet WRITE, a bad rkey, a PSN gap, a duplicate, a SEND
-    // with immediate into the [[recv]] buffer.
+    // Requests from 192.0.2.1: a 3-packet WRITE, a PSN gap, a duplicate, a SEND with
+    // immediate into the [[recv]] buffer, a bad rkey (the QP goes to error) and a WRITE the QP
+    // in error drops.
     let peer = PortAddress { mac: [2, 0, 0, 0, 0, 1], ipv4: [192, 0, 2, 1], ipv6: [0; 16] };
     let req = |opcode: u8, psn: u32, reth: Reth, len: usize, ack_req: bool| {
         let d = TxDescriptor {
@@ -268,10 +269,11 @@ lkey = 0x1234
         req(0x06, 100, r(0x1000_0000, 0x1234, 2500), 1024, false),
         req(0x07, 101, Reth::default(), 1024, false),
         req(0x08, 102, Reth::default(), 452, true),
-        req(0x0A, 103, r(0x1000_0000, 0x9934, 8), 8, true),
         req(0x0A, 110, r(0x1000_0000, 0x1234, 8), 8, true),
         req(0x0A, 101, r(0x1000_0000, 0x1234, 8), 8, true),
         req(0x05, 103, Reth::default(), 100, true),
+        req(0x0A, 104, r(0x1000_0000, 0x9934, 8), 8, true),
+        req(0x0A, 105, r(0x1000_0000, 0x1234, 8), 8, true),
     ];
     let frames: Vec<(u64, Vec<u8>)> = packets.iter().enumerate().map(|(i, p)| (i as u64, p.frame())).collect();
     std::fs::write(dir.join("in.pcap"), rnic_sim::pcap::write(&frames)).unwrap();
@@ -280,7 +282,8 @@ lkey = 0x1234
     let effects: Vec<_> = packets.iter().map(|p| state.receive(Some(&ctx), &mrs, &rq, p)).collect();
     let want: Vec<Vec<u8>> =
         effects.iter().filter_map(|e| e.response).map(|resp| resp.descriptor(&port, &ctx).packet(&[]).unwrap().frame()).collect();
-    assert_eq!(want.len(), 5, "an ACK, a NAK remote access, a NAK sequence, an ACK of the duplicate, an ACK of the SEND");
+    assert_eq!(want.len(), 5, "an ACK, a NAK sequence, an ACK of the duplicate, an ACK of the SEND, a NAK remote access");
+    assert_eq!(effects[7].outcome, rnic_spec::responder::Outcome::BadQp, "the QP in error drops the last WRITE");
     let c = effects.iter().find_map(|e| e.completion).expect("the SEND completes its receive");
     assert_eq!((c.wqe_index, c.byte_len, c.imm), (0, 100, Some(0xC0FFEE)));
 

@@ -36,10 +36,10 @@ use rust_hdl::prelude::*;
 
 /// Status indexes (`regs::registers(Access::Status)` order): the receive counters (accepted,
 /// one per drop reason, no_buffer), then frames sent, WQEs sent, WQEs refused, packets resent,
-/// then the responder's twelve, then the completer's ten.
+/// then the responder's fifteen, then the completer's ten.
 const RX_STATUS: usize = NUM_COUNTERS + 1;
 const RSP_STATUS: usize = RX_STATUS + 4;
-const CPL_STATUS: usize = RSP_STATUS + 12;
+const CPL_STATUS: usize = RSP_STATUS + 15;
 const _: () = assert!(N_STATUS == CPL_STATUS + 10, "status registers: receive, transmit, responder, completer counters");
 
 /// Positions in `regs::registers(Access::Control)` and `(Access::Command)` the top wires by
@@ -216,7 +216,7 @@ crate::hdl_block! {
         wqes_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64 + 1),
         wqe_errors_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64 + 2),
         resent_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64 + 3),
-        rsp_ids: [Constant<Bits<8>>; 12] = std::array::from_fn(|i| c::<8>((RSP_STATUS + i) as u64)),
+        rsp_ids: [Constant<Bits<8>>; 15] = std::array::from_fn(|i| c::<8>((RSP_STATUS + i) as u64)),
         op_ack: Constant<Bits<8>> = c::<8>(rnic_spec::responder::OP_ACK as u64),
         zero13: Constant<Bits<LEN_BITS>> = c::<LEN_BITS>(0),
         zero32: Constant<Bits<32>> = c::<32>(0),
@@ -347,6 +347,15 @@ impl Logic for Nic {
         if self.csr.status_sel.val() == self.rsp_ids[11].val() {
             self.csr.status_value.next = self.rsp.rq_wait_cycles.val();
         }
+        if self.csr.status_sel.val() == self.rsp_ids[12].val() {
+            self.csr.status_value.next = self.rsp.bad_source.val();
+        }
+        if self.csr.status_sel.val() == self.rsp_ids[13].val() {
+            self.csr.status_value.next = self.rsp.mr_epoch.val();
+        }
+        if self.csr.status_sel.val() == self.rsp_ids[14].val() {
+            self.csr.status_value.next = self.rsp.mr_fence.val();
+        }
         if self.csr.status_sel.val() == self.cpl_ids[0].val() {
             self.csr.status_value.next = self.cpl.acks.val();
         }
@@ -441,6 +450,8 @@ impl Logic for Nic {
         self.rsp.rec_valid.next = self.rx.out_rec_valid.val();
         self.rx.out_rec_ready.next = self.rsp.rec_ready.val();
         self.rsp.rec_word0.next = self.rx.out_rec_word0.val();
+        self.rsp.rec_word1.next = self.rx.out_rec_word1.val();
+        self.rsp.mr_commit.next = self.csr.command_valid[1].val();
         self.rsp.pl_valid.next = self.rx.out_pl_valid.val();
         self.rx.out_pl_ready.next = self.rsp.pl_ready.val();
         self.rsp.pl_data.next = self.rx.out_pl_data.val();
@@ -451,9 +462,10 @@ impl Logic for Nic {
         self.rsp_mrs.chk_addr.next = self.rsp.mr_addr.val();
         self.rsp_mrs.chk_len.next = self.rsp.mr_len.val();
         self.rsp_mrs.chk_need.next = self.rsp.mr_need.val();
-        self.rsp_mrs.chk_tag.next = self.zero16.val();
+        self.rsp_mrs.chk_tag.next = self.rsp.mr_tag.val();
         self.rsp.mr_res_valid.next = self.rsp_mrs.res_valid.val();
         self.rsp.mr_res_error.next = self.rsp_mrs.res_error.val();
+        self.rsp.mr_res_tag.next = self.rsp_mrs.res_tag.val();
         // The completer: ACKs from the responder's path, sent events from the requester.
         self.cq_base.lo.next = self.csr.control[41].val();
         self.cq_base.hi.next = self.csr.control[42].val();
@@ -854,6 +866,8 @@ mod tests {
         assert_eq!(Some(command[COMMAND_CQ].0), addr("cq", "commit"));
         assert_eq!(registers(Access::Status)[RX_STATUS + 1].0, addr("tx_counters", "wqes").unwrap());
         assert_eq!(registers(Access::Status)[RX_STATUS + 3].0, addr("tx_counters", "resent").unwrap());
+        assert_eq!(registers(Access::Status)[RSP_STATUS + 12].0, addr("responder", "bad_source").unwrap());
+        assert_eq!(registers(Access::Status)[RSP_STATUS + 14].0, addr("responder", "mr_fence").unwrap());
         assert_eq!(registers(Access::Status)[CPL_STATUS + 5].0, addr("completer", "naks_sequence").unwrap());
         assert_eq!(registers(Access::Status)[CPL_STATUS + 9].0, addr("completer", "retries_exceeded").unwrap());
     }

@@ -82,12 +82,21 @@ struct WritePorts {
     bresp: Port,
 }
 
+/// A write the card made to host memory: `len` bytes at `addr`, their beat taken in `cycle`
+/// (the cycle of the burst's first byte run when runs are joined).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostWrite {
+    pub cycle: u64,
+    pub addr: u64,
+    pub len: u32,
+}
+
 /// The write half of an AXI4 slave in front of [`HostMemory`].
 pub struct AxiWriteSlave {
     p: WritePorts,
     timing: HostTiming,
-    /// Announced bursts: (address of the next beat, beats left).
-    bursts: VecDeque<(u64, u32)>,
+    /// Announced bursts: (address of the next beat, beats left, no beat taken yet).
+    bursts: VecDeque<(u64, u32, bool)>,
     /// Responses due: cycle at which they may be given.
     responses: VecDeque<u64>,
     rng: crate::xorshift::XorShift,
@@ -95,6 +104,9 @@ pub struct AxiWriteSlave {
     pub violations: Vec<String>,
     pub bursts_seen: u64,
     pub beats_seen: u64,
+    /// Every write, when logging: runs of strobed bytes, a run that continues the previous
+    /// one joined to it.
+    pub log: Option<Vec<HostWrite>>,
 }
 
 impl AxiWriteSlave {
@@ -123,6 +135,7 @@ impl AxiWriteSlave {
             violations: Vec::new(),
             bursts_seen: 0,
             beats_seen: 0,
+            log: None,
         })
     }
 
@@ -153,10 +166,14 @@ impl AxiWriteSlave {
             let last = m.get(self.p.wlast) == 1;
             match self.bursts.front_mut() {
                 None => self.violations.push("write data before its address".into()),
-                Some((addr, left)) => {
+                Some((addr, left, first)) => {
                     let data = m.get_bytes(self.p.wdata);
                     let strb = m.get(self.p.wstrb);
                     mem.write_beat(*addr, &data, strb);
+                    if let Some(log) = self.log.as_mut() {
+                        log_runs(log, m.cycles, *addr, strb, !*first);
+                    }
+                    *first = false;
                     self.beats_seen += 1;
                     *addr += 64;
                     *left -= 1;
@@ -179,7 +196,7 @@ impl AxiWriteSlave {
             if addr / PAGE != (addr + 64 * beats as u64 - 1) / PAGE {
                 self.violations.push(format!("burst at {addr:#x} of {beats} beats crosses 4 KiB"));
             }
-            self.bursts.push_back((addr & !63, beats));
+            self.bursts.push_back((addr & !63, beats, true));
             self.bursts_seen += 1;
         }
     }
@@ -187,6 +204,24 @@ impl AxiWriteSlave {
     /// Nothing announced or unanswered.
     pub fn idle(&self) -> bool {
         self.bursts.is_empty() && self.responses.is_empty()
+    }
+}
+
+/// Append the runs of set bits of `strb` (the bytes of the beat at `addr`) to `log`; a run
+/// that continues the last entry joins it when `join` (a later beat of the same burst).
+fn log_runs(log: &mut Vec<HostWrite>, cycle: u64, addr: u64, strb: u64, join: bool) {
+    let mut bits = strb;
+    let mut join = join;
+    while bits != 0 {
+        let start = bits.trailing_zeros();
+        let len = (bits >> start).trailing_ones();
+        let at = addr + start as u64;
+        match log.last_mut() {
+            Some(w) if join && w.addr + w.len as u64 == at => w.len += len,
+            _ => log.push(HostWrite { cycle, addr: at, len }),
+        }
+        join = true;
+        bits &= if start + len >= 64 { 0 } else { !0u64 << (start + len) };
     }
 }
 
@@ -286,5 +321,25 @@ impl AxiReadSlave {
 
     pub fn idle(&self) -> bool {
         self.bursts.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_log_holds_strobed_runs_joined_across_beats() {
+        let mut log = Vec::new();
+        // Bytes 4..8 and 60..64 of one beat, then the whole next beat and 3 bytes of the third.
+        log_runs(&mut log, 7, 0x1000, 0xF << 4 | 0xF << 60, false);
+        log_runs(&mut log, 8, 0x1040, !0, true);
+        log_runs(&mut log, 9, 0x1080, 0b111, true);
+        let runs: Vec<(u64, u64, u32)> = log.iter().map(|w| (w.cycle, w.addr, w.len)).collect();
+        assert_eq!(runs, [(7, 0x1004, 4), (7, 0x103C, 4 + 64 + 3)]);
+        log_runs(&mut log, 10, 0x2000, 0, true);
+        assert_eq!(log.len(), 2, "an empty strobe writes nothing");
+        log_runs(&mut log, 11, 0x1083, 1, false);
+        assert_eq!(log.len(), 3, "another burst's write stays its own entry, contiguous or not");
     }
 }

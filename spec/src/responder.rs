@@ -3,15 +3,22 @@
 //! answers, and which receive completion it produces.
 //!
 //! Checks, the first failing one decides: a QP that does not exist, is not in RTR / RTS, or went
-//! to error drops the packet silently; opcodes other than SEND and RDMA WRITE are set aside (not
+//! to error drops the packet silently; so does a packet whose source IP address or P_Key is not
+//! the QP's connected peer's (counted `bad_source`; a P_Key matches in its low 15 bits when one
+//! of the two is a full member, IBTA §10.9.3); opcodes other than SEND and RDMA WRITE are set aside (not
 //! served yet); a PSN behind the expected PSN (ePSN) is a duplicate — nothing is written again,
 //! and an ACK answers it if it asks for one; a PSN ahead is a sequence error — one NAK carrying
 //! the ePSN until the ePSN arrives; FIRST / ONLY while a message is in progress, MIDDLE / LAST
 //! without one or of the other operation, and payload lengths other than the path MTU (FIRST,
 //! MIDDLE), 1 … PMTU (SEND LAST), 0 … PMTU (SEND ONLY) or the rest of the RETH length (WRITE
-//! LAST, ONLY) are invalid requests (NAK); on WRITE FIRST / ONLY the rkey must allow
-//! REMOTE_WRITE of the whole RETH range in the QP's protection domain (else NAK remote access
-//! error).
+//! LAST; WRITE ONLY too, which must also fit the path MTU) are invalid requests (NAK); on WRITE
+//! FIRST / ONLY the rkey must allow REMOTE_WRITE of the whole RETH range in the QP's protection
+//! domain (else NAK remote access error). An invalid request or a remote access error puts the
+//! QP in error (class C, IBTA §9.9.3.1.3, as rxe does). Every later packet of a message is
+//! checked again against the key that admitted the message (the WRITE's rkey, the receive
+//! buffer's lkey) over the bytes it carries, so a region deregistered while a message is in
+//! progress gets no byte more (the RTL checks again only when a region changed since the
+//! message's last check: the same verdicts).
 //!
 //! A SEND's FIRST / ONLY packet and a WRITE with immediate's LAST / ONLY packet consume the next
 //! receive WQE; with none posted the packet is answered by an RNR NAK and placed nowhere (the
@@ -28,10 +35,10 @@
 
 use crate::desc::{CqOp, CqStatus, RecvWqe};
 use crate::mr::{self, AccessError, MemoryRegion};
-use crate::qp::{PortAddress, QpContext};
+use crate::qp::{PortAddress, QpContext, RemoteIp};
 use crate::regs::qp_state;
 use crate::wire::ib::{Aeth, Ext, Reth};
-use crate::wire::packet::RocePacket;
+use crate::wire::packet::{IpHeader, RocePacket};
 use crate::wire::psn;
 use crate::wire::tx::TxDescriptor;
 
@@ -83,7 +90,11 @@ pub struct RspState {
     pub count: u32,
     /// Receive WQEs consumed since the QP's commit: the next one's index (modulo 2^16).
     pub rq_ci: u16,
-    /// A receive WQE failed: the QP is in error and drops what arrives.
+    /// The key that admitted the message in progress: the WRITE's rkey, the SEND's receive
+    /// buffer's lkey.
+    pub key: u32,
+    /// A receive WQE failed, or a request was invalid or broke its rkey: the QP is in error
+    /// and drops what arrives.
     pub error: bool,
 }
 
@@ -101,6 +112,8 @@ pub enum Outcome {
     /// The receive WQE's buffer refused the SEND (its completion carries the status).
     ReceiveError(CqStatus),
     BadQp,
+    /// The source IP address or the P_Key is not the QP's peer's: dropped silently.
+    BadSource,
     SetAside,
 }
 
@@ -144,6 +157,9 @@ impl RspState {
         let Some(ctx) = ctx.filter(|c| matches!(c.state, qp_state::RTR | qp_state::RTS) && !self.error) else {
             return effect(Outcome::BadQp, None, None);
         };
+        if !from_peer(ctx, pkt) {
+            return effect(Outcome::BadSource, None, None);
+        }
         let op = pkt.bth.opcode;
         let is_send = op <= OP_SEND_ONLY_IMM;
         if !is_send && !(OP_WRITE_FIRST..=OP_WRITE_ONLY_IMM).contains(&op) {
@@ -163,9 +179,12 @@ impl RspState {
         // Both operations lay out FIRST, MIDDLE, LAST, LAST_IMM, ONLY, ONLY_IMM from their base.
         let k = op - if is_send { OP_SEND_FIRST } else { OP_WRITE_FIRST };
         let (first, last, imm) = (k == 0 || k >= 4, k >= 2, k == 3 || k == 5);
-        let invalid = effect(Outcome::InvalidRequest, answer(aeth::NAK_INVALID_REQUEST, p, self.msn), None);
+        let invalid = |s: &mut RspState| {
+            s.error = true;
+            effect(Outcome::InvalidRequest, answer(aeth::NAK_INVALID_REQUEST, p, s.msn), None)
+        };
         if first == self.in_msg || (!first && self.send != is_send) {
-            return invalid;
+            return invalid(self);
         }
         let needs_wqe = if is_send { first } else { imm };
         // Resources before lengths and keys, as IBTA's responder order (and rxe) has them.
@@ -182,17 +201,21 @@ impl RspState {
             (true, _, false) => len == pmtu,
             (true, false, true) => (1..=pmtu).contains(&len),
             (true, true, true) => len <= pmtu,
-            (false, true, true) => len == reth.dma_len,
+            (false, true, true) => len == reth.dma_len && len <= pmtu,
             (false, true, false) => len == pmtu && reth.dma_len > pmtu,
             (false, false, false) => len == pmtu && self.left > pmtu,
             (false, false, true) => len == self.left && len != 0,
         };
         if !len_ok {
-            return invalid;
+            return invalid(self);
         }
+        let access_error = |s: &mut RspState, e| {
+            s.error = true;
+            effect(Outcome::RemoteAccess(e), answer(aeth::NAK_REMOTE_ACCESS, p, s.msn), None)
+        };
         if first && !is_send {
             if let Err(e) = mr::check(mrs, reth.rkey, ctx.pd, reth.va, reth.dma_len, mr::access::REMOTE_WRITE) {
-                return effect(Outcome::RemoteAccess(e), answer(aeth::NAK_REMOTE_ACCESS, p, self.msn), None);
+                return access_error(self, e);
             }
         }
         let fail = |s: &mut RspState, status, syndrome| {
@@ -203,7 +226,7 @@ impl RspState {
         if first {
             self.count = 0;
             self.send = is_send;
-            (self.va, self.left) = (reth.va, reth.dma_len);
+            (self.va, self.left, self.key) = (reth.va, reth.dma_len, reth.rkey);
         }
         if is_send && first {
             let wqe = wqe.expect("checked above");
@@ -211,10 +234,20 @@ impl RspState {
             if mr::check(mrs, wqe.lkey, ctx.pd, wqe.addr, wqe.length, mr::access::LOCAL_WRITE).is_err() {
                 return fail(self, CqStatus::LocalProtection, aeth::NAK_REMOTE_OPERATIONAL);
             }
-            (self.va, self.left) = (wqe.addr, wqe.length);
+            (self.va, self.left, self.key) = (wqe.addr, wqe.length, wqe.lkey);
         }
         if is_send && len > self.left {
             return fail(self, CqStatus::LocalLength, aeth::NAK_INVALID_REQUEST);
+        }
+        // A later packet: its bytes under the key that admitted the message, again.
+        if !first {
+            let need = if is_send { mr::access::LOCAL_WRITE } else { mr::access::REMOTE_WRITE };
+            if let Err(e) = mr::check(mrs, self.key, ctx.pd, self.va, len, need) {
+                if is_send {
+                    return fail(self, CqStatus::LocalProtection, aeth::NAK_REMOTE_OPERATIONAL);
+                }
+                return access_error(self, e);
+            }
         }
         let addr = self.va;
         self.epsn = psn::add(self.epsn, 1);
@@ -242,6 +275,24 @@ impl RspState {
         let ack = answer(aeth::ACK, p, self.msn).filter(|_| pkt.bth.ack_req);
         effect(Outcome::Placed { addr, len }, ack, completion)
     }
+}
+
+/// The packet comes from the QP's connected peer: its source IP address is the QP's remote
+/// address (and of the same IP version), and its P_Key matches the QP's (the low 15 bits equal,
+/// one of the two a full member).
+pub fn from_peer(ctx: &QpContext, pkt: &RocePacket) -> bool {
+    let ip_ok = match (&pkt.ip, ctx.remote_ip) {
+        (IpHeader::V4(h), RemoteIp::V4(a)) => h.src == a,
+        (IpHeader::V6(h), RemoteIp::V6(a)) => h.src == a,
+        _ => false,
+    };
+    ip_ok && pkey_match(pkt.bth.pkey, ctx.pkey)
+}
+
+/// IBTA §10.9.3: two P_Keys match when their low 15 bits are equal and at least one of them is
+/// a full member (bit 15 set).
+pub fn pkey_match(a: u16, b: u16) -> bool {
+    (a ^ b) & 0x7FFF == 0 && (a | b) & 0x8000 != 0
 }
 
 impl Response {
@@ -318,6 +369,64 @@ mod tests {
     }
 
     #[test]
+    fn a_region_deregistered_mid_message_gets_no_more_bytes() {
+        let mr = MemoryRegion { key: 0x101, base: 0x1000, length: 0x4000, access: mr::access::LOCAL_WRITE | mr::access::REMOTE_WRITE, pd: 1 };
+        let mut mrs = vec![None; 256];
+        mrs[1] = Some(mr);
+        let c = ctx();
+        // WRITE: FIRST placed, the region goes, MIDDLE refused (remote access), QP in error.
+        let mut s = RspState::new(0);
+        let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_WRITE_FIRST, 0, 1024, 0, Reth { va: 0x1000, rkey: 0x101, dma_len: 3000 }));
+        assert_eq!(e.outcome, Outcome::Placed { addr: 0x1000, len: 1024 });
+        let none = vec![None; 256];
+        let e = s.receive(Some(&c), &none, &[], &pkt(OP_WRITE_MIDDLE, 1, 1024, 0, Reth::default()));
+        assert_eq!(e.outcome, Outcome::RemoteAccess(AccessError::UnknownKey));
+        assert_eq!(e.response.map(|r| r.syndrome), Some(aeth::NAK_REMOTE_ACCESS));
+        assert!(s.error);
+        // SEND: the receive buffer's region goes; the WQE completes with a protection error.
+        let rq = [RecvWqe { wr_id: 1, addr: 0x2000, length: 4096, lkey: 0x101 }];
+        let mut s = RspState::new(0);
+        let e = s.receive(Some(&c), &mrs, &rq, &pkt(OP_SEND_FIRST, 0, 1024, 0, Reth::default()));
+        assert_eq!(e.outcome, Outcome::Placed { addr: 0x2000, len: 1024 });
+        let e = s.receive(Some(&c), &none, &rq, &pkt(OP_SEND_LAST, 1, 10, 0, Reth::default()));
+        assert_eq!(e.outcome, Outcome::ReceiveError(CqStatus::LocalProtection));
+        assert_eq!(e.completion.map(|c| (c.wqe_index, c.status)), Some((0, CqStatus::LocalProtection)));
+        // With the region still there the message completes.
+        let mut s = RspState::new(0);
+        s.receive(Some(&c), &mrs, &rq, &pkt(OP_SEND_FIRST, 0, 1024, 0, Reth::default()));
+        let e = s.receive(Some(&c), &mrs, &rq, &pkt(OP_SEND_LAST, 1, 10, 0, Reth::default()));
+        assert_eq!(e.completion.map(|c| (c.status, c.byte_len)), Some((CqStatus::Success, 1034)));
+    }
+
+    #[test]
+    fn only_the_connected_peer_is_heard_and_write_only_fits_the_path_mtu() {
+        let mr = MemoryRegion { key: 0x101, base: 0x1000, length: 0x4000, access: mr::access::REMOTE_WRITE, pd: 1 };
+        let mut mrs = vec![None; 256];
+        mrs[1] = Some(mr);
+        let c = ctx();
+        let reth = Reth { va: 0x1000, rkey: 0x101, dma_len: 8 };
+        let mut s = RspState::new(0);
+        let mut p = pkt(OP_WRITE_ONLY, 0, 8, 0, reth);
+        if let IpHeader::V4(h) = &mut p.ip {
+            h.src = [192, 0, 2, 9];
+        }
+        assert_eq!(s.receive(Some(&c), &mrs, &[], &p).outcome, Outcome::BadSource);
+        let mut p = pkt(OP_WRITE_ONLY, 0, 8, 0, reth);
+        p.bth.pkey = 0x7FFF;
+        assert_eq!(s.receive(Some(&c), &mrs, &[], &p).outcome, Outcome::Placed { addr: 0x1000, len: 8 }, "a limited member meets a full one");
+        let mut p = pkt(OP_WRITE_ONLY, 1, 8, 0, reth);
+        p.bth.pkey = 0x8001;
+        assert_eq!(s.receive(Some(&c), &mrs, &[], &p).outcome, Outcome::BadSource);
+        assert!(pkey_match(0x8001, 0x0001) && !pkey_match(0x0001, 0x0001) && !pkey_match(0xFFFF, 0x8001));
+        assert_eq!(s, RspState { epsn: 1, msn: 1, va: 0x1008, key: 0x101, count: 8, ..RspState::default() }, "nothing but the good packet counted");
+        // One byte past the path MTU (1024) in a WRITE ONLY: invalid, even inside the region.
+        let reth = Reth { va: 0x1000, rkey: 0x101, dma_len: 1025 };
+        let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_WRITE_ONLY, 1, 1025, 0, reth));
+        assert_eq!(e.outcome, Outcome::InvalidRequest);
+        assert!(s.error);
+    }
+
+    #[test]
     fn no_receive_wqe_is_an_rnr_nak_that_silences_what_follows() {
         let c = ctx();
         let mut s = RspState::new(5);
@@ -329,6 +438,8 @@ mod tests {
         // A SEND LAST with immediate needs no WQE of its own: without a FIRST it is out of order.
         let e = s.receive(Some(&c), &[], &[], &pkt(OP_SEND_LAST_IMM, 5, 10, 0, Reth::default()));
         assert_eq!(e.outcome, Outcome::InvalidRequest);
+        assert!(s.error, "an invalid request puts the QP in error (class C)");
+        let mut s = RspState::new(5);
         // A receive buffer whose lkey lacks LOCAL_WRITE: NAK remote operational error.
         let mr = MemoryRegion { key: 0x102, base: 0, length: 4096, access: mr::access::REMOTE_WRITE, pd: 1 };
         let mut mrs = vec![None; 256];

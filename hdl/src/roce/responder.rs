@@ -39,9 +39,9 @@ use rust_hdl::prelude::*;
 
 pack_word! {
     /// The responder's state of a QP as its RAM holds it.
-    lsb_first RspStateWord: 196 {
+    lsb_first RspStateWord: 260 {
         epsn: 24, msn: 24, in_msg: 1, nak_sent: 1, va: 64, left: 32, send: 1, count: 32, rq_ci: 16,
-        error: 1,
+        error: 1, key: 32, epoch: 32,
     }
 }
 pack_word! { lsb_first RqOffset: 64 { zero: 5, index: 16 } }
@@ -69,10 +69,9 @@ fn ack_at(name: &str, plus: u64) -> Constant<Bits<9>> {
 pack_word! { lsb_first Len32: 32 { len: 13 } }
 pack_word! { lsb_first Len16: 16 { len: 13 } }
 
-/// Bit offset of a state word field (the word is narrower than 256 bits: 8-bit indexes).
-fn st_at(name: &str) -> Constant<Bits<8>> {
-    let i = RspStateWord::FIELDS.iter().position(|f| f.0 == name).unwrap_or_else(|| panic!("field {name}"));
-    c::<8>(RspStateWord::FIELDS[..i].iter().map(|f| f.1 as u64).sum())
+/// Bit offset of a state word field.
+fn st_at(name: &str) -> Constant<Bits<9>> {
+    crate::pack::field_at(RspStateWord::FIELDS, name, 0)
 }
 
 fn rec_at(name: &str) -> Constant<Bits<9>> {
@@ -90,7 +89,9 @@ const P_DRAIN: u64 = 9;
 const P_CPL: u64 = 10;
 const P_RQ_WAIT: u64 = 11;
 const P_RQ_DATA: u64 = 12;
-const P_RQ_MR: u64 = 13;
+/// A key check issued from registers: a receive WQE's lkey, a check again after a stale
+/// verdict, or a later packet's check against the key that admitted its message.
+const P_MR_ISSUE: u64 = 13;
 const P_RC: u64 = 14;
 
 crate::hdl_block! {
@@ -107,6 +108,7 @@ crate::hdl_block! {
         pub rec_valid: Signal<In, Bit>,
         pub rec_ready: Signal<Out, Bit>,
         pub rec_word0: Signal<In, Bits<512>>,
+        pub rec_word1: Signal<In, Bits<512>>,
         pub pl_valid: Signal<In, Bit>,
         pub pl_ready: Signal<Out, Bit>,
         pub pl_data: Signal<In, Bits<512>>,
@@ -118,8 +120,13 @@ crate::hdl_block! {
         pub mr_addr: Signal<Out, Bits<64>>,
         pub mr_len: Signal<Out, Bits<32>>,
         pub mr_need: Signal<Out, Bits<4>>,
+        /// The check's tag: the low bits of the region epoch it was issued in.
+        pub mr_tag: Signal<Out, Bits<16>>,
         pub mr_res_valid: Signal<In, Bit>,
         pub mr_res_error: Signal<In, Bits<3>>,
+        pub mr_res_tag: Signal<In, Bits<16>>,
+        /// A memory-region commit (`mr.commit`): the region epoch advances.
+        pub mr_commit: Signal<In, Bit>,
         /// Receive WQE prefetch reads (`DmaRead` commands of one 32-byte entry: one beat back
         /// each, in command order).
         pub rd_valid: Signal<Out, Bit>,
@@ -190,9 +197,13 @@ crate::hdl_block! {
         pub naks_operational: Signal<Out, Bits<32>>,
         pub receives: Signal<Out, Bits<32>>,
         pub rq_wait_cycles: Signal<Out, Bits<32>>,
+        pub bad_source: Signal<Out, Bits<32>>,
+        /// Region commits so far, and the epoch every write admitted before it has finished by.
+        pub mr_epoch: Signal<Out, Bits<32>>,
+        pub mr_fence: Signal<Out, Bits<32>>,
 
         ctx_table: QpTable,
-        st_ram: RAM<Bits<196>, QP_SLOT_BITS>,
+        st_ram: RAM<Bits<260>, QP_SLOT_BITS>,
         /// Receive queue producer indexes, written by `doorbell.rq` (a copy for the FSM and
         /// one for the prefetcher: a RAM has one read port).
         rq_pi_ram: RAM<Bits<16>, QP_SLOT_BITS>,
@@ -281,16 +292,18 @@ crate::hdl_block! {
         a_ip: Constant<Bits<9>> = ack_at("ip", 0),
         a_pkey: Constant<Bits<9>> = ack_at("pkey", 0),
         a_wseq: Constant<Bits<9>> = ack_at("wseq", 0),
-        s_epsn: Constant<Bits<8>> = st_at("epsn"),
-        s_msn: Constant<Bits<8>> = st_at("msn"),
-        s_in_msg: Constant<Bits<8>> = st_at("in_msg"),
-        s_nak_sent: Constant<Bits<8>> = st_at("nak_sent"),
-        s_va: Constant<Bits<8>> = st_at("va"),
-        s_left: Constant<Bits<8>> = st_at("left"),
-        s_send: Constant<Bits<8>> = st_at("send"),
-        s_count: Constant<Bits<8>> = st_at("count"),
-        s_rq_ci: Constant<Bits<8>> = st_at("rq_ci"),
-        s_error: Constant<Bits<8>> = st_at("error"),
+        s_epsn: Constant<Bits<9>> = st_at("epsn"),
+        s_msn: Constant<Bits<9>> = st_at("msn"),
+        s_in_msg: Constant<Bits<9>> = st_at("in_msg"),
+        s_nak_sent: Constant<Bits<9>> = st_at("nak_sent"),
+        s_va: Constant<Bits<9>> = st_at("va"),
+        s_left: Constant<Bits<9>> = st_at("left"),
+        s_send: Constant<Bits<9>> = st_at("send"),
+        s_count: Constant<Bits<9>> = st_at("count"),
+        s_rq_ci: Constant<Bits<9>> = st_at("rq_ci"),
+        s_error: Constant<Bits<9>> = st_at("error"),
+        s_key: Constant<Bits<9>> = st_at("key"),
+        s_epoch: Constant<Bits<9>> = st_at("epoch"),
         len32: Len32,
         len16: Len16,
 
@@ -303,7 +316,7 @@ crate::hdl_block! {
         p_cpl: Constant<Bits<4>> = c::<4>(P_CPL),
         p_rq_wait: Constant<Bits<4>> = c::<4>(P_RQ_WAIT),
         p_rq_data: Constant<Bits<4>> = c::<4>(P_RQ_DATA),
-        p_rq_mr: Constant<Bits<4>> = c::<4>(P_RQ_MR),
+        p_mr_issue: Constant<Bits<4>> = c::<4>(P_MR_ISSUE),
         p_rc: Constant<Bits<4>> = c::<4>(P_RC),
         op_ack: Constant<Bits<8>> = c::<8>(rnic_spec::responder::OP_ACK as u64),
         r_syn_at: Constant<Bits<9>> = rec_at("aeth_syndrome"),
@@ -358,6 +371,10 @@ crate::hdl_block! {
         r_rkey_at: Constant<Bits<9>> = rec_at("rkey"),
         r_dma_len_at: Constant<Bits<9>> = rec_at("dma_len"),
         r_imm_at: Constant<Bits<9>> = rec_at("imm"),
+        r_pkey_at: Constant<Bits<9>> = rec_at("pkey"),
+        r_ipv6_at: Constant<Bits<9>> = rec_at("ipv6"),
+        r_ip_src_at: Constant<Bits<9>> = rec_at("ip_src"),
+        pkey_low: Constant<Bits<16>> = c::<16>(0x7FFF),
         o_state: Constant<Bits<9>> = ctx_at("state"),
         o_dest_qpn: Constant<Bits<9>> = ctx_at("dest_qpn"),
         o_mac: Constant<Bits<9>> = ctx_at("mac_lo"),
@@ -389,6 +406,9 @@ crate::hdl_block! {
         r_imm: DFF<Bits<32>>,
         r_syn: DFF<Bits<8>>,
         r_msn: DFF<Bits<24>>,
+        r_pkey: DFF<Bits<16>>,
+        r_ipv6: DFF<Bit>,
+        r_ip_src: DFF<Bits<128>>,
         /// A receive doorbell for the record's QP came as the record was taken.
         db_hit: DFF<Bit>,
         db_val: DFF<Bits<16>>,
@@ -413,6 +433,19 @@ crate::hdl_block! {
         count: DFF<Bits<32>>,
         rq_ci: DFF<Bits<16>>,
         qp_error: DFF<Bit>,
+        /// The key that admitted the QP's message in progress, and the region epoch of its
+        /// last check.
+        m_key: DFF<Bits<32>>,
+        m_epoch: DFF<Bits<32>>,
+        /// The check in flight is a later packet's check against `m_key`.
+        rechk: DFF<Bit>,
+        /// Region commits, and the fence: a snapshot of (epoch, writes issued) taken between
+        /// packets becomes the fence once the host has acknowledged those writes.
+        epoch: DFF<Bits<32>>,
+        snap_valid: DFF<Bit>,
+        snap_epoch: DFF<Bits<32>>,
+        snap_seq: DFF<Bits<16>>,
+        fence: DFF<Bits<32>>,
         // The receive WQE being read.
         q_addr: DFF<Bits<64>>,
         q_len: DFF<Bits<32>>,
@@ -449,11 +482,12 @@ crate::hdl_block! {
         n_naks_operational: DFF<Bits<32>>,
         n_receives: DFF<Bits<32>>,
         n_rq_wait: DFF<Bits<32>>,
+        n_bad_source: DFF<Bits<32>>,
 
         commit_ok: Signal<Local, Bit>,
         db_ok: Signal<Local, Bit>,
         qp_word: Signal<Local, Bits<CTX_BITS>>,
-        st: Signal<Local, Bits<196>>,
+        st: Signal<Local, Bits<260>>,
         is_write: Signal<Local, Bit>,
         is_send: Signal<Local, Bit>,
         k_op: Signal<Local, Bits<8>>,
@@ -469,6 +503,16 @@ crate::hdl_block! {
         len_ok: Signal<Local, Bit>,
         has_payload: Signal<Local, Bit>,
         fail_qp: Signal<Local, Bit>,
+        from_peer: Signal<Local, Bit>,
+        fail_src: Signal<Local, Bit>,
+        /// The region epoch moved since the message's last key check.
+        stale: Signal<Local, Bit>,
+        /// A key verdict of the current epoch (an older one is checked again).
+        verdict: Signal<Local, Bit>,
+        rechk_need: Signal<Local, Bits<4>>,
+        k_key: Signal<Local, Bits<32>>,
+        k_pkey: Signal<Local, Bits<16>>,
+        k_epoch: Signal<Local, Bits<32>>,
         fail_op: Signal<Local, Bit>,
         ok_op: Signal<Local, Bit>,
         fail_dup: Signal<Local, Bit>,
@@ -513,7 +557,8 @@ impl Logic for Responder {
             q_len, q_lkey, q_error, resp, resp_syn, resp_psn, cmd_done, rc_pend, rc_q_index, rc_q_len, rc_q_op, rc_q_status,
             rc_q_imm, cached, fetching, pf_look_tail, pf_flight_tail, pend_db, pend_db_qp, pend_take, pend_take_qp, kicked,
             e_state, e_qp, e_fi, e_base, e_mask, dirty, fwd, issued_seq, done_seq, n_placed, n_acks, n_naks_seq, n_naks_invalid, n_naks_access,
-            n_duplicates, n_bad_qp, n_set_aside, n_naks_rnr, n_naks_operational, n_receives, n_rq_wait
+            n_duplicates, n_bad_qp, n_set_aside, n_naks_rnr, n_naks_operational, n_receives, n_rq_wait, r_pkey, r_ipv6,
+            r_ip_src, m_key, m_epoch, rechk, epoch, snap_valid, snap_epoch, snap_seq, fence, n_bad_source
         );
         self.ctx_table.clock.next = self.clock.val();
         self.st_ram.read_clock.next = self.clock.val();
@@ -551,6 +596,8 @@ impl Logic for Responder {
         self.st_commit.count.next = self.zero32.val();
         self.st_commit.rq_ci.next = self.zero16.val();
         self.st_commit.error.next = self.zero1.val();
+        self.st_commit.key.next = self.zero32.val();
+        self.st_commit.epoch.next = self.zero32.val();
         self.st_back.epsn.next = self.epsn.q.val();
         self.st_back.msn.next = self.msn.q.val();
         self.st_back.in_msg.next = self.zero1.val();
@@ -572,6 +619,24 @@ impl Logic for Responder {
         self.st_back.error.next = self.zero1.val();
         if self.qp_error.q.val() {
             self.st_back.error.next = self.one1.val();
+        }
+        self.st_back.key.next = self.m_key.q.val();
+        self.st_back.epoch.next = self.m_epoch.q.val();
+
+        // The region epoch and the fence `dereg_mr` waits for: once the FSM is between packets
+        // every write admitted under an older epoch has been issued; once the host has
+        // acknowledged those, none is left.
+        if self.mr_commit.val() {
+            self.epoch.d.next = self.epoch.q.val() + self.one32.val();
+        }
+        if (self.state.q.val() == self.p_idle.val()) & !self.snap_valid.q.val() {
+            self.snap_valid.d.next = true;
+            self.snap_epoch.d.next = self.epoch.q.val();
+            self.snap_seq.d.next = self.issued_seq.q.val();
+        }
+        if self.snap_valid.q.val() & ((self.done_seq.q.val() - self.snap_seq.q.val()) < self.half16.val()) {
+            self.snap_valid.d.next = false;
+            self.fence.d.next = self.snap_epoch.q.val();
         }
         // The finished packet's QP state goes back to its RAM word in the next idle cycle (a
         // commit in that cycle goes first; the state waits, and no record is taken).
@@ -765,6 +830,8 @@ impl Logic for Responder {
         self.k_count.next = self.st.val().get_bits::<32>(self.s_count.val().index());
         self.k_rq_ci.next = self.st.val().get_bits::<16>(self.s_rq_ci.val().index());
         self.k_error.next = self.st.val().get_bit(self.s_error.val().index());
+        self.k_key.next = self.st.val().get_bits::<32>(self.s_key.val().index());
+        self.k_epoch.next = self.st.val().get_bits::<32>(self.s_epoch.val().index());
         if self.fwd.q.val() {
             self.k_epsn.next = self.epsn.q.val();
             self.k_msn.next = self.msn.q.val();
@@ -776,6 +843,8 @@ impl Logic for Responder {
             self.k_count.next = self.count.q.val();
             self.k_rq_ci.next = self.rq_ci.q.val();
             self.k_error.next = self.qp_error.q.val();
+            self.k_key.next = self.m_key.q.val();
+            self.k_epoch.next = self.m_epoch.q.val();
         }
         // The producer index: the RAM's, or a doorbell's that came as the record was taken
         // or comes now (the RAM has not caught up with either).
@@ -813,7 +882,7 @@ impl Logic for Responder {
         // exactly. SEND: FIRST and MIDDLE a full path MTU, LAST 1 … PMTU, ONLY 0 … PMTU.
         self.len_ok.next = false;
         if self.first.val() & self.last.val() {
-            self.len_ok.next = self.len.val() == self.r_dma_len.q.val();
+            self.len_ok.next = (self.len.val() == self.r_dma_len.q.val()) & (self.len.val() <= self.pmtu.val());
         }
         if self.first.val() & !self.last.val() {
             self.len_ok.next = (self.len.val() == self.pmtu.val()) & (self.r_dma_len.q.val() > self.pmtu.val());
@@ -932,6 +1001,10 @@ impl Logic for Responder {
             self.r_imm.d.next = self.rec_word0.val().get_bits::<32>(self.r_imm_at.val().index());
             self.r_syn.d.next = self.rec_word0.val().get_bits::<8>(self.r_syn_at.val().index());
             self.r_msn.d.next = self.rec_word0.val().get_bits::<24>(self.r_msn_at.val().index());
+            self.r_pkey.d.next = self.rec_word0.val().get_bits::<16>(self.r_pkey_at.val().index());
+            self.r_ipv6.d.next = self.rec_word0.val().get_bit(self.r_ipv6_at.val().index());
+            self.r_ip_src.d.next = self.rec_word1.val().get_bits::<128>(self.r_ip_src_at.val().index());
+            self.rechk.d.next = false;
             self.db_hit.d.next = self.db_ok.val() & (self.rq_doorbell.val().get_bits::<QP_SLOT_BITS>(16) == self.rec_qp.val());
             self.db_val.d.next = self.rq_doorbell.val().get_bits::<16>(0);
             self.resp.d.next = false;
@@ -964,14 +1037,24 @@ impl Logic for Responder {
             self.count.d.next = self.k_count.val();
             self.rq_ci.d.next = self.k_rq_ci.val();
             self.qp_error.d.next = self.k_error.val();
+            self.m_key.d.next = self.k_key.val();
+            self.m_epoch.d.next = self.k_epoch.val();
         }
         // The checks in order: the first failing one decides the outcome.
         // (A QP in error drops requests; acknowledges for its send queue still pass.)
         self.fail_qp.next = !self.r_qp_ok.q.val()
             | ((self.k_state.val() != self.rtr.val()) & (self.k_state.val() != self.rts.val()))
             | (self.k_error.val() & (self.is_write.val() | self.is_send.val()));
-        self.fail_op.next = !self.fail_qp.val() & !self.is_write.val() & !self.is_send.val();
-        self.ok_op.next = !self.fail_qp.val() & (self.is_write.val() | self.is_send.val());
+        self.k_pkey.next = self.qp_word.val().get_bits::<16>(self.o_pkey.val().index());
+        // The connected peer: its source address (and IP version), and a P_Key that matches the
+        // QP's (low 15 bits equal, one of the two a full member; IBTA §10.9.3).
+        self.from_peer.next = (self.r_ip_src.q.val() == self.qp_word.val().get_bits::<128>(self.o_ip.val().index()))
+            & (self.r_ipv6.q.val() == self.qp_word.val().get_bit(self.o_flags.val().index()))
+            & (((self.r_pkey.q.val() ^ self.k_pkey.val()) & self.pkey_low.val()) == self.zero16.val())
+            & (self.r_pkey.q.val().get_bit(15) | self.k_pkey.val().get_bit(15));
+        self.fail_src.next = !self.fail_qp.val() & !self.from_peer.val();
+        self.fail_op.next = !self.fail_qp.val() & self.from_peer.val() & !self.is_write.val() & !self.is_send.val();
+        self.ok_op.next = !self.fail_qp.val() & self.from_peer.val() & (self.is_write.val() | self.is_send.val());
         self.fail_dup.next = self.ok_op.val() & self.diff.val().get_bit(23);
         self.fail_seq.next = self.ok_op.val() & (self.diff.val() != self.zero24.val()) & !self.diff.val().get_bit(23);
         self.in_seq.next = self.ok_op.val() & (self.diff.val() == self.zero24.val());
@@ -992,20 +1075,43 @@ impl Logic for Responder {
             & self.len_ok.val()
             & !(self.is_send.val() & !self.first.val() & !self.fits.val());
         // Key checks: a WRITE's rkey over the whole RETH range, issued as the checks pass (so
-        // every verdict has its packet waiting), or a receive WQE's lkey over its buffer.
+        // every verdict has its packet waiting), or from registers (P_MR_ISSUE): a receive WQE's
+        // lkey over its buffer, the same check again after a stale verdict, or a later packet's
+        // bytes under the key that admitted its message when a region changed since (so a
+        // region deregistered mid-message gets no byte more). Each check carries its epoch.
+        self.stale.next = self.k_epoch.val() != self.epoch.q.val();
         self.mr_valid.next = ((self.state.q.val() == self.p_check.val()) & self.pass_all.val() & self.first.val() & self.is_write.val())
-            | (self.state.q.val() == self.p_rq_mr.val());
+            | (self.state.q.val() == self.p_mr_issue.val());
+        self.mr_tag.next = self.epoch.q.val().get_bits::<16>(0);
         self.mr_key.next = self.r_rkey.q.val();
         self.mr_pd.next = self.k_pd.val();
         self.mr_addr.next = self.r_va.q.val();
         self.mr_len.next = self.r_dma_len.q.val();
         self.mr_need.next = self.need_write.val();
-        if self.state.q.val() == self.p_rq_mr.val() {
-            self.mr_key.next = self.q_lkey.q.val();
+        self.rechk_need.next = self.need_write.val();
+        if self.is_send.val() {
+            self.rechk_need.next = self.need_local_write.val();
+        }
+        if self.state.q.val() == self.p_mr_issue.val() {
             self.mr_pd.next = self.c_pd.q.val();
-            self.mr_addr.next = self.q_addr.q.val();
-            self.mr_len.next = self.q_len.q.val();
-            self.mr_need.next = self.need_local_write.val();
+            if self.is_send.val() {
+                self.mr_key.next = self.q_lkey.q.val();
+                self.mr_addr.next = self.q_addr.q.val();
+                self.mr_len.next = self.q_len.q.val();
+                self.mr_need.next = self.need_local_write.val();
+            }
+            if self.rechk.q.val() {
+                self.mr_key.next = self.m_key.q.val();
+                self.mr_addr.next = self.w_va.q.val();
+                self.mr_len.next = self.len.val();
+                self.mr_need.next = self.rechk_need.val();
+            }
+        }
+        self.verdict.next = (self.state.q.val() == self.p_mr_wait.val())
+            & self.mr_res_valid.val()
+            & (self.mr_res_tag.val() == self.epoch.q.val().get_bits::<16>(0));
+        if (self.state.q.val() == self.p_mr_wait.val()) & self.mr_res_valid.val() & !self.verdict.val() {
+            self.state.d.next = self.p_mr_issue.val();
         }
 
         if self.state.q.val() == self.p_check.val() {
@@ -1023,6 +1129,13 @@ impl Logic for Responder {
                 if (self.first.val() & self.is_send.val()) | (self.imm.val() & self.is_write.val() & !self.first.val()) {
                     self.state.d.next = self.p_rq_wait.val();
                 }
+                if !self.first.val() & self.stale.val() {
+                    self.rechk.d.next = true;
+                    self.state.d.next = self.p_mr_issue.val();
+                }
+            }
+            if self.fail_src.val() {
+                self.n_bad_source.d.next = self.n_bad_source.q.val() + self.one32.val();
             }
             if self.fail_qp.val() {
                 self.n_bad_qp.d.next = self.n_bad_qp.q.val() + self.one32.val();
@@ -1061,6 +1174,8 @@ impl Logic for Responder {
                 self.n_naks_rnr.d.next = self.n_naks_rnr.q.val() + self.one32.val();
             }
             if self.fail_order.val() | self.fail_len.val() | self.fail_fit.val() {
+                // Class C: the QP goes to error (IBTA §9.9.3.1.3).
+                self.qp_error.d.next = true;
                 self.resp.d.next = true;
                 self.resp_syn.d.next = self.syn_invalid.val();
                 self.resp_psn.d.next = self.r_psn.q.val();
@@ -1090,23 +1205,29 @@ impl Logic for Responder {
             self.q_len.d.next = self.wqe_ram.read_data.val().get_bits::<32>(64);
             self.q_lkey.d.next = self.wqe_ram.read_data.val().get_bits::<32>(96);
             self.q_error.d.next = self.wqe_ram.read_data.val().get_bit(128);
-            self.state.d.next = self.p_rq_mr.val();
+            self.state.d.next = self.p_mr_issue.val();
             if self.is_write.val() {
                 self.state.d.next = self.p_write.val();
             }
         }
-        if self.state.q.val() == self.p_rq_mr.val() {
+        if self.state.q.val() == self.p_mr_issue.val() {
             self.state.d.next = self.p_mr_wait.val();
         }
-        if (self.state.q.val() == self.p_mr_wait.val()) & self.mr_res_valid.val() & self.is_write.val() {
+        if self.verdict.val() & self.is_write.val() {
+            // A FIRST / ONLY (or, after its check again, a later packet) goes on; a WRITE with
+            // immediate's last packet takes its receive WQE first.
             self.state.d.next = self.p_write.val();
             if self.imm.val() {
                 self.state.d.next = self.p_rq_wait.val();
             }
             if self.mr_res_error.val() == self.zero3.val() {
-                self.w_va.d.next = self.r_va.q.val();
-                self.w_left.d.next = self.r_dma_len.q.val();
-                self.in_send.d.next = false;
+                self.m_epoch.d.next = self.epoch.q.val();
+                if !self.rechk.q.val() {
+                    self.w_va.d.next = self.r_va.q.val();
+                    self.w_left.d.next = self.r_dma_len.q.val();
+                    self.in_send.d.next = false;
+                    self.m_key.d.next = self.r_rkey.q.val();
+                }
             }
             if self.mr_res_error.val() != self.zero3.val() {
                 self.state.d.next = self.p_drain.val();
@@ -1114,14 +1235,33 @@ impl Logic for Responder {
                 self.resp_syn.d.next = self.syn_access.val();
                 self.resp_psn.d.next = self.r_psn.q.val();
                 self.n_naks_access.d.next = self.n_naks_access.q.val() + self.one32.val();
+                self.qp_error.d.next = true;
             }
         }
         self.wqe_refused.next = (self.mr_res_error.val() != self.zero3.val()) | self.q_error.q.val();
-        if (self.state.q.val() == self.p_mr_wait.val()) & self.mr_res_valid.val() & self.is_send.val() {
+        if self.verdict.val() & self.is_send.val() & self.rechk.q.val() {
+            self.state.d.next = self.p_write.val();
+            self.m_epoch.d.next = self.epoch.q.val();
+            if self.mr_res_error.val() != self.zero3.val() {
+                // The receive buffer's region went mid-message: its WQE completes in error.
+                self.state.d.next = self.p_drain.val();
+                self.resp.d.next = true;
+                self.resp_syn.d.next = self.syn_operational.val();
+                self.resp_psn.d.next = self.r_psn.q.val();
+                self.n_naks_operational.d.next = self.n_naks_operational.q.val() + self.one32.val();
+                self.rc_pend.d.next = true;
+                self.rc_q_status.d.next = self.st_protection.val();
+                self.rc_q_index.d.next = self.rq_ci.q.val() - self.one16.val();
+                self.qp_error.d.next = true;
+            }
+        }
+        if self.verdict.val() & self.is_send.val() & !self.rechk.q.val() {
             self.state.d.next = self.p_write.val();
             self.w_va.d.next = self.q_addr.q.val();
             self.w_left.d.next = self.q_len.q.val();
             self.in_send.d.next = true;
+            self.m_key.d.next = self.q_lkey.q.val();
+            self.m_epoch.d.next = self.epoch.q.val();
             // A key that does not allow the write (or an unreadable WQE) wins over the length.
             if !self.wqe_refused.val() & (self.len.val() > self.q_len.q.val()) {
                 self.state.d.next = self.p_drain.val();
@@ -1239,5 +1379,8 @@ impl Logic for Responder {
         self.naks_operational.next = self.n_naks_operational.q.val();
         self.receives.next = self.n_receives.q.val();
         self.rq_wait_cycles.next = self.n_rq_wait.q.val();
+        self.bad_source.next = self.n_bad_source.q.val();
+        self.mr_epoch.next = self.epoch.q.val();
+        self.mr_fence.next = self.fence.q.val();
     }
 }
