@@ -988,7 +988,9 @@ impl Logic for Responder {
         }
 
         // The FSM.
-        if (self.state.q.val() == self.p_idle.val()) & self.rec_valid.val() {
+        // (Taken exactly when `rec_ready` says so: a record held back by a commit must not be
+        // processed now and again when it is released — its payload would go to the first.)
+        if (self.state.q.val() == self.p_idle.val()) & self.rec_valid.val() & !(self.dirty.q.val() & self.qp_commit_valid.val()) {
             self.r_opcode.d.next = self.rec_word0.val().get_bits::<8>(self.r_opcode_at.val().index());
             self.r_ack_req.d.next = self.rec_word0.val().get_bit(self.r_ack_req_at.val().index());
             self.r_qp.d.next = self.rec_word0.val().get_bits::<QP_SLOT_BITS>(self.r_dest_qp_at.val().index());
