@@ -257,3 +257,40 @@ fn a_wqe_sent_before_a_locally_refused_one_is_still_resent() {
     assert_eq!(p.sent(0).iter().map(|f| f.0.bth.psn).collect::<Vec<_>>(), [0, 0], "WQE 1 twice, WQE 2 never");
     assert_eq!(p.counter(0, "completer", "timeouts"), 1);
 }
+
+#[test]
+fn ghost_and_stale_acks_change_nothing_and_are_counted() {
+    let mut p = pair(7, 7);
+    // Acknowledges from card 1's raw port that look exactly like its responder's (same path,
+    // same QPs) but cover messages that were never sent, or were already acknowledged.
+    let ack = |p: &mut Pair, msn: u32, psn: u32| {
+        let d = rnic_spec::responder::Response { syndrome: aeth::ACK, psn, msn }.descriptor(&rnic_driver::sim_pair::port(1), p.qb.context());
+        p.world.borrow_mut().nics[1].send(d, &[]);
+    };
+    // Nothing outstanding: a ghost for one message.
+    ack(&mut p, 1, 0);
+    p.world.borrow_mut().run_until(5_000, |_| false);
+    assert_eq!(p.counter(0, "completer", "unexpected"), 1);
+    assert_eq!(p.a.poll_cq(&mut p.cqa, 8).unwrap(), [], "no completion from a ghost");
+
+    // One message outstanding: a ghost covering three, sent before the real ACK.
+    let wr = p.wr(1, SendOp::Write, 0, 3000);
+    p.a.post_send(&mut p.qa, &wr).unwrap();
+    ack(&mut p, 3, 2);
+    assert_eq!(p.completions(1, 100_000), [(1, CqStatus::Success)], "completed once, by its own ACK");
+    assert_eq!(p.counter(0, "completer", "unexpected"), 2);
+
+    // A stale ACK (MSN behind) and a repeated one (MSN equal): nothing to complete.
+    ack(&mut p, 0, 0);
+    ack(&mut p, 1, 2);
+    assert_eq!(p.completions(1, 20_000), [], "no completion from stale acknowledges");
+    assert_eq!(p.counter(0, "completer", "unexpected"), 3, "the stale one counted; a repeat is harmless");
+
+    // The QP goes on as before: the next WRITE completes alone, memory right, nothing resent.
+    let wr = p.wr(2, SendOp::Write, 4096, 500);
+    p.a.post_send(&mut p.qa, &wr).unwrap();
+    assert_eq!(p.completions(1, 100_000), [(2, CqStatus::Success)]);
+    assert!(p.same_bytes(0, 3000) && p.same_bytes(4096, 500));
+    assert_eq!(p.counter(0, "tx_counters", "resent"), 0);
+    assert_eq!(p.counter(0, "completer", "cqes"), 2);
+}

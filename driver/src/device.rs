@@ -131,6 +131,11 @@ impl<B: Bus> Device<B> {
         &mut self.bus
     }
 
+    /// Let go of the card (a driver closing it; another may open it again).
+    pub fn into_bus(self) -> B {
+        self.bus
+    }
+
     fn base(&self, name: &'static str) -> Result<(u32, &'static regs::Block), DeviceError> {
         self.blocks
             .iter()
@@ -206,6 +211,12 @@ impl<B: Bus> Device<B> {
     pub fn clear_mr(&mut self, key: u32) -> Result<(), DeviceError> {
         self.write("mr", "key", key)?;
         self.write("mr", "commit", 0)?;
+        self.wait_mr_fence()
+    }
+
+    /// Wait until the responder has finished every write admitted under the regions as they
+    /// were before the last `mr` commit.
+    fn wait_mr_fence(&mut self) -> Result<(), DeviceError> {
         // The read comes after the commit on the bus, so the epoch counts it.
         let want = self.read("responder", "mr_epoch")?;
         let mut value = 0;
@@ -216,6 +227,32 @@ impl<B: Bus> Device<B> {
             }
         }
         Err(DeviceError::Stuck { what: "finish the writes under a deregistered region", register: "responder.mr_fence", value, want })
+    }
+
+    /// Sweep the card's tables to what a reset leaves: every QP in RESET with nothing
+    /// connected (its queues stopped), then every memory-region slot empty (fenced: nothing an
+    /// earlier run registered is written after this returns), then every CQ an empty ring at
+    /// IOVA 0. A driver opening the card does this first, so nothing of an earlier run
+    /// applies. About four BAR writes per slot.
+    pub fn clear_tables(&mut self, info: &Info) -> Result<(), DeviceError> {
+        for (name, value) in rnic_spec::qp::QpContext::default().registers() {
+            self.write("qp", name, value)?;
+        }
+        for qpn in 0..info.qps {
+            self.write("qp", "commit", qpn)?;
+        }
+        for slot in 0..info.mrs {
+            self.write("mr", "key", slot)?;
+            self.write("mr", "commit", 0)?;
+        }
+        self.wait_mr_fence()?;
+        for name in ["base_lo", "base_hi", "log_size"] {
+            self.write("cq", name, 0)?;
+        }
+        for cqn in 0..info.cqs {
+            self.write("cq", "commit", cqn)?;
+        }
+        Ok(())
     }
 
     /// Set the port's source addresses.
@@ -260,6 +297,9 @@ mod tests {
         }
         fn dma_alloc(&mut self, len: usize, align: usize) -> Result<u64, BusError> {
             Err(BusError::NoDmaMemory { len, align })
+        }
+        fn dma_free(&mut self, iova: u64) -> Result<(), BusError> {
+            Err(BusError::NotAllocated(iova))
         }
         fn dma_write(&mut self, iova: u64, data: &[u8]) -> Result<(), BusError> {
             Err(BusError::NotDmaMemory { iova, len: data.len() })

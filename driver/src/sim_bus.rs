@@ -46,6 +46,12 @@ impl Bus for SimCard {
         self.iova.alloc(len, align)
     }
 
+    fn dma_free(&mut self, iova: u64) -> Result<(), BusError> {
+        let len = self.iova.free(iova)?;
+        self.nic.mem.forget(iova, len);
+        Ok(())
+    }
+
     fn dma_write(&mut self, iova: u64, data: &[u8]) -> Result<(), BusError> {
         self.iova.check(iova, data.len())?;
         self.nic.mem.write(iova, data);
@@ -92,6 +98,12 @@ impl Bus for WorldCard {
 
     fn dma_alloc(&mut self, len: usize, align: usize) -> Result<u64, BusError> {
         self.iova.alloc(len, align)
+    }
+
+    fn dma_free(&mut self, iova: u64) -> Result<(), BusError> {
+        let len = self.iova.free(iova)?;
+        self.world.borrow_mut().nics[self.card].mem.forget(iova, len);
+        Ok(())
     }
 
     fn dma_write(&mut self, iova: u64, data: &[u8]) -> Result<(), BusError> {

@@ -89,7 +89,7 @@ pub fn path(to: u8, kind: PathKind, flow: u32) -> Path {
 }
 
 /// Move `qp` through Init and Rtr to Rts.
-pub fn connect(card: &mut Card, qp: &mut Qp, to: u8, kind: PathKind, dest_qpn: u32, rq_psn: u32, sq_psn: u32) -> Result<(), VerbsError> {
+pub fn connect<B: crate::bus::Bus>(card: &mut Context<B>, qp: &mut Qp, to: u8, kind: PathKind, dest_qpn: u32, rq_psn: u32, sq_psn: u32) -> Result<(), VerbsError> {
     card.modify_qp(qp, QpState::Init, &QpAttr::default())?;
     let rtr = QpAttr {
         path: Some(path(to, kind, 0x12345 ^ qp.qpn)),

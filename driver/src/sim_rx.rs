@@ -162,6 +162,40 @@ pub struct Responses {
     /// Receive buffers in the configuration, and the receive completions the card wrote.
     pub recv_buffers: usize,
     pub receive_completions: Vec<rnic_spec::desc::Cqe>,
+    /// Every write the card made to host memory, in order.
+    pub dma_writes: Vec<DmaWrite>,
+}
+
+/// One write the card made to host memory (a run of bytes of one burst), and what it was for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DmaWrite {
+    pub cycle: u64,
+    pub addr: u64,
+    pub len: u32,
+    pub target: DmaTarget,
+}
+
+/// Where a host write landed, by the configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DmaTarget {
+    /// Inside the region of `key`: a WRITE's payload, or a SEND's in a [[recv]] buffer of QP
+    /// `qpn`. `qpn` is None when neither a receive buffer nor a PD with a single QP names it.
+    Region { key: u32, qpn: Option<u32> },
+    /// A completion (CQE) for QP `qpn` in the completion ring.
+    Completion { qpn: u32 },
+    /// Outside every region and the ring: a card bug, never expected.
+    Outside,
+}
+
+impl DmaWrite {
+    pub fn json(&self) -> serde_json::Value {
+        let (target, key, qpn) = match self.target {
+            DmaTarget::Region { key, qpn } => ("region", Some(key), qpn),
+            DmaTarget::Completion { qpn } => ("completion", None, Some(qpn)),
+            DmaTarget::Outside => ("outside", None, None),
+        };
+        json!({ "card": 0, "cycle": self.cycle, "addr": self.addr, "len": self.len, "target": target, "key": key, "qpn": qpn })
+    }
 }
 
 /// Replay `frames` into a whole simulated card configured by `config` (`rnic_spec::config`),
@@ -207,10 +241,13 @@ pub fn respond(frames: &[Vec<u8>], config_path: &Path, fcs: bool) -> Result<Resp
             dev.write("doorbell", "rq", doorbell(qpn as u16, mine.len() as u16)).map_err(card_err)?;
         }
     }
-    for mr in config.regions().map_err(|e| SimRxError::Config { path: path.clone(), err: e.to_string() })? {
-        dev.write_mr(&mr).map_err(card_err)?;
+    let regions = config.regions().map_err(|e| SimRxError::Config { path: path.clone(), err: e.to_string() })?;
+    for mr in &regions {
+        dev.write_mr(mr).map_err(card_err)?;
     }
+    let qps = config.qps().map_err(|e| SimRxError::Config { path: path.clone(), err: e.to_string() })?;
     let nic = &mut dev.bus().nic;
+    nic.dma_write.log = Some(Vec::new());
     let before = nic.sent().len();
     for f in frames {
         let frame = rnic_spec::wire::as_on_wire(f, fcs);
@@ -227,9 +264,30 @@ pub fn respond(frames: &[Vec<u8>], config_path: &Path, fcs: bool) -> Result<Resp
         .collect();
     let counters = dev.stats().map_err(card_err)?;
     let ring = dev.bus().dma_read(cq_ring, cq_entries * CQE_LEN).map_err(bus_err)?;
-    let receive_completions =
-        ring.chunks(CQE_LEN).map(|c| Cqe::parse(c.try_into().expect("a CQE"))).filter(|c| c.owner == 1).collect();
-    Ok(Responses { frames: sent, counters, recv_buffers: config.recv.len(), receive_completions })
+    let cqes: Vec<Cqe> = ring.chunks(CQE_LEN).map(|c| Cqe::parse(c.try_into().expect("a CQE"))).collect();
+    let log = dev.bus().nic.dma_write.log.take().unwrap_or_default();
+    let inside = |w: &rnic_sim::host::HostWrite, base: u64, len: u64| w.addr >= base && w.addr - base + w.len as u64 <= len;
+    let dma_writes = log
+        .iter()
+        .map(|w| {
+            let target = if inside(w, cq_ring, (cq_entries * CQE_LEN) as u64) {
+                DmaTarget::Completion { qpn: cqes[((w.addr - cq_ring) / CQE_LEN as u64) as usize].qpn }
+            } else if let Some(r) = regions.iter().find(|r| inside(w, r.base, r.length as u64)) {
+                let by_buffer = config.recv.iter().find(|b| b.lkey == r.key && inside(w, b.addr, b.length as u64)).map(|b| b.qpn);
+                let in_pd: Vec<u32> = qps.iter().filter(|(_, c)| c.pd == r.pd).map(|(n, _)| *n).collect();
+                let only_in_pd = match in_pd[..] {
+                    [only] => Some(only),
+                    _ => None,
+                };
+                DmaTarget::Region { key: r.key, qpn: by_buffer.or(only_in_pd) }
+            } else {
+                DmaTarget::Outside
+            };
+            DmaWrite { cycle: w.cycle, addr: w.addr, len: w.len, target }
+        })
+        .collect();
+    let receive_completions = cqes.into_iter().filter(|c| c.owner == 1).collect();
+    Ok(Responses { frames: sent, counters, recv_buffers: config.recv.len(), receive_completions, dma_writes })
 }
 
 impl Responses {
@@ -246,7 +304,21 @@ impl Responses {
                 .expect("string");
         }
         writeln!(out, "  {} of {} receive buffers used", self.receive_completions.len(), self.recv_buffers).expect("string");
+        let bytes = |f: fn(&DmaTarget) -> bool| self.dma_writes.iter().filter(|w| f(&w.target)).map(|w| w.len as u64).sum::<u64>();
+        writeln!(
+            out,
+            "  host writes: {} bytes into regions, {} bytes of completions, {} bytes outside both",
+            bytes(|t| matches!(t, DmaTarget::Region { .. })),
+            bytes(|t| matches!(t, DmaTarget::Completion { .. })),
+            bytes(|t| matches!(t, DmaTarget::Outside)),
+        )
+        .expect("string");
         out
+    }
+
+    /// The host write log: one JSON object per write per line.
+    pub fn dma_log(&self) -> String {
+        self.dma_writes.iter().map(|w| format!("{}\n", w.json())).collect()
     }
 
     pub fn json(&self) -> serde_json::Value {
@@ -259,6 +331,6 @@ impl Responses {
             .iter()
             .map(|c| json!({ "qpn": c.qpn, "recv_index": c.wqe_index, "byte_len": c.byte_len, "status": c.status, "imm": c.imm, "flags": c.flags }))
             .collect();
-        json!({ "responses": self.frames.len(), "counters": m, "receive_completions": receives })
+        json!({ "responses": self.frames.len(), "counters": m, "receive_completions": receives, "host_writes": self.dma_writes.len() })
     }
 }

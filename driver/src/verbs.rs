@@ -13,7 +13,7 @@
 use crate::bus::{Bus, BusError};
 use crate::device::{Device, DeviceError};
 use rnic_spec::desc::{cqe_flags, doorbell, CqOp, CqStatus, Cqe, RecvWqe, SendOp, SendWqe, CQE_LEN, RECV_WQE_LEN, SEND_WQE_LEN};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use rnic_spec::mr::{self, MemoryRegion};
 use rnic_spec::qp::{PortAddress, QpContext, RemoteIp, MAX_MESSAGE, PMTU_LOG2_MAX, PMTU_LOG2_MIN, RQ_LOG_SIZE_MAX, SQ_LOG_SIZE_MAX};
 
@@ -54,6 +54,12 @@ pub enum VerbsError {
     Unsupported(&'static str),
     /// A work request's length exceeds an RC message.
     TooLong(u64),
+    /// The protection domain is not one of this context's, or was deallocated.
+    UnknownPd(u16),
+    /// The completion queue is not one of this context's, or was destroyed.
+    UnknownCq(u32),
+    /// A resource cannot go while something uses it: (what, what uses it).
+    InUse(String, String),
 }
 
 impl std::fmt::Display for VerbsError {
@@ -82,6 +88,9 @@ impl std::fmt::Display for VerbsError {
             VerbsError::NotReadyToReceive(s) => write!(f, "the QP is in {s:?}: move it to Init (or later) before posting receives"),
             VerbsError::Unsupported(what) => write!(f, "{what} is not supported by this card yet"),
             VerbsError::TooLong(n) => write!(f, "{n} bytes is longer than an RC message may be ({MAX_MESSAGE})"),
+            VerbsError::UnknownPd(pd) => write!(f, "protection domain {pd} is not allocated: use one alloc_pd returned"),
+            VerbsError::UnknownCq(cqn) => write!(f, "completion queue {cqn} does not exist: use one create_cq returned"),
+            VerbsError::InUse(what, by) => write!(f, "{what} is in use by {by}: release that first"),
         }
     }
 }
@@ -266,6 +275,12 @@ pub struct Wc {
 /// length) and receive (wr_id).
 #[derive(Debug, Clone, Default)]
 struct Book {
+    pd: u16,
+    send_cq: u32,
+    recv_cq: u32,
+    /// The rings in host memory (freed with the QP).
+    sq: Option<DmaBuf>,
+    rq: Option<DmaBuf>,
     sq_size: u32,
     posted: HashMap<u16, (u64, SendOp, u32)>,
     rq_size: u32,
@@ -307,8 +322,10 @@ pub struct Context<B: Bus> {
     pub dev: Device<B>,
     port: PortAddress,
     next_pd: u16,
+    pds: HashSet<u16>,
     qps: Vec<bool>,
-    cqs: Vec<bool>,
+    /// The ring of each CQ in use.
+    cqs: Vec<Option<DmaBuf>>,
     books: HashMap<u32, Book>,
     mrs: Vec<Option<MemoryRegion>>,
     /// Bumped on every registration so a reused slot gets a new key (stale keys fail).
@@ -316,24 +333,34 @@ pub struct Context<B: Bus> {
 }
 
 impl<B: Bus> Context<B> {
-    /// Take over an opened card; `port` becomes its source addresses.
+    /// Take over an opened card: its tables are swept clear (`Device::clear_tables`: nothing
+    /// an earlier run set up applies) and `port` becomes its source addresses.
     pub fn new(mut dev: Device<B>, port: PortAddress) -> Result<Context<B>, VerbsError> {
         let info = dev.info()?;
         if info.features & regs::feature::REQUESTER == 0 || info.qps < FIRST_QPN + 1 || info.mrs < 2 {
             return Err(VerbsError::Unsupported("a card without the requester"));
         }
+        dev.clear_tables(&info)?;
         dev.write_port(&port)?;
+        // Keys carry a variant part no peer can predict from an earlier run: a random start.
+        let key_generation = {
+            use std::hash::{BuildHasher, Hasher};
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_u64(std::process::id() as u64);
+            h.finish() as u32
+        };
         let mut qps = vec![false; info.qps as usize];
         qps[..FIRST_QPN as usize].fill(true);
         Ok(Context {
             dev,
             port,
             next_pd: 1,
+            pds: HashSet::new(),
             qps,
-            cqs: vec![false; info.cqs as usize],
+            cqs: vec![None; info.cqs as usize],
             books: HashMap::new(),
             mrs: vec![None; info.mrs as usize],
-            key_generation: 0,
+            key_generation,
         })
     }
 
@@ -347,14 +374,57 @@ impl<B: Bus> Context<B> {
     }
 
     pub fn alloc_pd(&mut self) -> Pd {
+        // PD 0 is never handed out; numbers of live PDs are skipped when the counter wraps.
+        while self.next_pd == 0 || self.pds.contains(&self.next_pd) {
+            self.next_pd = self.next_pd.wrapping_add(1);
+        }
         let pd = Pd(self.next_pd);
-        self.next_pd = self.next_pd.wrapping_add(1).max(1);
+        self.pds.insert(pd.0);
+        self.next_pd = self.next_pd.wrapping_add(1);
         pd
+    }
+
+    /// Give a protection domain back; refused while a memory region or QP is in it.
+    pub fn dealloc_pd(&mut self, pd: Pd) -> Result<(), VerbsError> {
+        self.check_pd(pd)?;
+        let in_use = |by: String| Err(VerbsError::InUse(format!("protection domain {}", pd.0), by));
+        if let Some(r) = self.mrs.iter().flatten().find(|r| r.pd == pd.0) {
+            return in_use(format!("memory region {:#x}", r.key));
+        }
+        if let Some((qpn, _)) = self.books.iter().find(|(_, b)| b.pd == pd.0) {
+            return in_use(format!("QP {qpn}"));
+        }
+        self.pds.remove(&pd.0);
+        Ok(())
+    }
+
+    fn check_pd(&self, pd: Pd) -> Result<(), VerbsError> {
+        if self.pds.contains(&pd.0) {
+            Ok(())
+        } else {
+            Err(VerbsError::UnknownPd(pd.0))
+        }
     }
 
     /// DMA memory for buffers, `align` a power of two up to 4096.
     pub fn alloc_buf(&mut self, len: usize, align: usize) -> Result<DmaBuf, VerbsError> {
         Ok(DmaBuf { iova: self.dev.bus().dma_alloc(len, align)?, len })
+    }
+
+    /// Give DMA memory back (`buf` as `alloc_buf` returned it); refused while a memory region
+    /// covers any of it (deregister it first) or while it holds a queue's ring.
+    pub fn free_buf(&mut self, buf: DmaBuf) -> Result<(), VerbsError> {
+        let (start, end) = (buf.iova, buf.iova.saturating_add(buf.len as u64));
+        let overlaps = |iova: u64, len: u64| iova < end && start < iova.saturating_add(len);
+        let in_use = |by: String| Err(VerbsError::InUse(format!("the buffer at {:#x}", buf.iova), by));
+        if let Some(r) = self.mrs.iter().flatten().find(|r| overlaps(r.base, r.length as u64)) {
+            return in_use(format!("memory region {:#x}", r.key));
+        }
+        let rings = self.cqs.iter().flatten().chain(self.books.values().flat_map(|b| b.sq.iter().chain(b.rq.iter())));
+        if rings.into_iter().any(|r| overlaps(r.iova, r.len as u64)) {
+            return in_use("a queue's ring: destroy the QP or CQ".into());
+        }
+        Ok(self.dev.bus().dma_free(buf.iova)?)
     }
 
     pub fn write_buf(&mut self, iova: u64, data: &[u8]) -> Result<(), VerbsError> {
@@ -367,6 +437,7 @@ impl<B: Bus> Context<B> {
 
     /// Register `[iova, iova + len)` for `access` (`mr::access` flags).
     pub fn reg_mr(&mut self, pd: Pd, iova: u64, len: u32, access: u8) -> Result<Mr, VerbsError> {
+        self.check_pd(pd)?;
         if iova.checked_add(len as u64).is_none() {
             return Err(VerbsError::BadAttribute("mr", format!("{len} bytes at {iova:#x} wrap around")));
         }
@@ -396,20 +467,46 @@ impl<B: Bus> Context<B> {
         if !entries.is_power_of_two() || entries > 1 << 15 {
             return Err(VerbsError::BadAttribute("cq entries", format!("{entries} is not a power of two up to 32768")));
         }
-        let cqn = self.cqs.iter().position(|used| !used).ok_or(VerbsError::NoCq)? as u32;
+        let cqn = self.cqs.iter().position(|used| used.is_none()).ok_or(VerbsError::NoCq)? as u32;
         let ring = self.alloc_buf(entries as usize * CQE_LEN, 4096)?;
-        self.cqs[cqn as usize] = true;
         let log_size = entries.trailing_zeros() as u8;
-        for (name, value) in [("base_lo", ring.iova as u32), ("base_hi", (ring.iova >> 32) as u32), ("log_size", log_size as u32)] {
-            self.dev.write("cq", name, value)?;
+        if let Err(e) = self.write_cq(cqn, ring.iova, log_size) {
+            let _ = self.dev.bus().dma_free(ring.iova);
+            return Err(e);
         }
-        self.dev.write("cq", "commit", cqn)?;
+        self.cqs[cqn as usize] = Some(ring);
         Ok(Cq { cqn, ring, log_size, ci: 0 })
     }
 
+    fn write_cq(&mut self, cqn: u32, base: u64, log_size: u8) -> Result<(), VerbsError> {
+        for (name, value) in [("base_lo", base as u32), ("base_hi", (base >> 32) as u32), ("log_size", log_size as u32)] {
+            self.dev.write("cq", name, value)?;
+        }
+        Ok(self.dev.write("cq", "commit", cqn)?)
+    }
+
+    /// Destroy a completion queue (refused while a QP reports to it): the card forgets its
+    /// ring, whose memory is freed.
+    pub fn destroy_cq(&mut self, cq: Cq) -> Result<(), VerbsError> {
+        if self.cqs.get(cq.cqn as usize).copied().flatten() != Some(cq.ring) {
+            return Err(VerbsError::UnknownCq(cq.cqn));
+        }
+        if let Some((qpn, _)) = self.books.iter().find(|(_, b)| b.send_cq == cq.cqn || b.recv_cq == cq.cqn) {
+            return Err(VerbsError::InUse(format!("completion queue {}", cq.cqn), format!("QP {qpn}")));
+        }
+        self.write_cq(cq.cqn, 0, 0)?;
+        self.cqs[cq.cqn as usize] = None;
+        Ok(self.dev.bus().dma_free(cq.ring.iova)?)
+    }
+
     /// Up to `max` new completions of `cq`, oldest first; their send-queue slots are free again.
+    ///
+    /// A CQE that names no posted work request (a card or driver bug) is consumed and reported
+    /// as `StrayCompletion` on a call that has nothing else to return; completions before it
+    /// are returned first, so none is lost and the queue never wedges on it.
     pub fn poll_cq(&mut self, cq: &mut Cq, max: usize) -> Result<Vec<Wc>, VerbsError> {
         let mut out = Vec::new();
+        let mut stray = None;
         while out.len() < max {
             let slot = cq.ci & (cq.size() - 1);
             let bytes = self.read_buf(cq.ring.iova + slot as u64 * CQE_LEN as u64, CQE_LEN)?;
@@ -419,28 +516,38 @@ impl<B: Bus> Context<B> {
             if e.owner != phase {
                 break;
             }
-            let stray = VerbsError::StrayCompletion { qpn: e.qpn, wqe_index: e.wqe_index };
-            let book = self.books.get_mut(&e.qpn).ok_or(stray.clone())?;
-            let status = CqStatus::from_code(e.status).unwrap_or(CqStatus::RemoteInvalidRequest);
-            let receive = [CqOp::Recv as u8, CqOp::RecvRdmaImm as u8].contains(&e.op);
-            let wc = if receive {
-                let wr_id = book.received.remove(&e.wqe_index).ok_or(stray)?;
-                let op = if e.op == CqOp::Recv as u8 { CqOp::Recv } else { CqOp::RecvRdmaImm };
-                let imm = (e.flags & cqe_flags::IMM != 0).then_some(e.imm);
-                Wc { wr_id, status, op, byte_len: e.byte_len, qpn: e.qpn, imm }
-            } else {
-                let (wr_id, op, len) = book.posted.remove(&e.wqe_index).ok_or(stray)?;
-                let byte_len = if status == CqStatus::Success { len } else { 0 };
-                Wc { wr_id, status, op: if op.is_rdma() { CqOp::Write } else { CqOp::Send }, byte_len, qpn: e.qpn, imm: None }
+            let Some(wc) = self.take_work_request(&e) else {
+                if out.is_empty() {
+                    cq.ci = cq.ci.wrapping_add(1);
+                    stray = Some(VerbsError::StrayCompletion { qpn: e.qpn, wqe_index: e.wqe_index });
+                }
+                break;
             };
             out.push(wc);
             cq.ci = cq.ci.wrapping_add(1);
         }
-        if !out.is_empty() {
+        if !out.is_empty() || stray.is_some() {
             // The entries are free again: the card may write over them.
             self.dev.write("doorbell", "cq", doorbell(cq.cqn as u16, cq.ci as u16))?;
         }
-        Ok(out)
+        stray.map_or(Ok(out), Err)
+    }
+
+    /// The work completion of a CQE, its work request taken off the books; None if the CQE
+    /// names none.
+    fn take_work_request(&mut self, e: &Cqe) -> Option<Wc> {
+        let book = self.books.get_mut(&e.qpn)?;
+        let status = CqStatus::from_code(e.status).unwrap_or(CqStatus::RemoteInvalidRequest);
+        if [CqOp::Recv as u8, CqOp::RecvRdmaImm as u8].contains(&e.op) {
+            let wr_id = book.received.remove(&e.wqe_index)?;
+            let op = if e.op == CqOp::Recv as u8 { CqOp::Recv } else { CqOp::RecvRdmaImm };
+            let imm = (e.flags & cqe_flags::IMM != 0).then_some(e.imm);
+            Some(Wc { wr_id, status, op, byte_len: e.byte_len, qpn: e.qpn, imm })
+        } else {
+            let (wr_id, op, len) = book.posted.remove(&e.wqe_index)?;
+            let byte_len = if status == CqStatus::Success { len } else { 0 };
+            Some(Wc { wr_id, status, op: if op.is_rdma() { CqOp::Write } else { CqOp::Send }, byte_len, qpn: e.qpn, imm: None })
+        }
     }
 
     /// A QP in Reset with the queue sizes of `caps`, whose send completions go to `send_cq`
@@ -451,29 +558,27 @@ impl<B: Bus> Context<B> {
                 return Err(VerbsError::BadAttribute(what, format!("{n} is not a power of two up to {}", 1u32 << log_max)));
             }
         }
+        self.check_pd(pd)?;
+        for cq in [send_cq, recv_cq] {
+            if self.cqs.get(cq.cqn as usize).copied().flatten() != Some(cq.ring) {
+                return Err(VerbsError::UnknownCq(cq.cqn));
+            }
+        }
         let (sq_entries, rq_entries) = (caps.sq_entries, caps.rq_entries);
         let qpn = self.qps.iter().position(|used| !used).ok_or(VerbsError::NoQp)? as u32;
         let sq = self.alloc_buf(sq_entries as usize * SEND_WQE_LEN, 4096)?;
-        let rq = self.alloc_buf(rq_entries as usize * RECV_WQE_LEN, 4096)?;
-        self.qps[qpn as usize] = true;
+        let rq = match self.alloc_buf(rq_entries as usize * RECV_WQE_LEN, 4096) {
+            Ok(rq) => rq,
+            Err(e) => {
+                let _ = self.dev.bus().dma_free(sq.iova);
+                return Err(e);
+            }
+        };
         let ctx = QpContext {
-            state: qp_state::RESET,
-            dest_qpn: 0,
-            dest_mac: [0; 6],
-            remote_ip: RemoteIp::V4([0; 4]),
-            vlan: None,
-            dscp: 0,
-            ecn: 0,
-            ttl: 64,
-            flow_label: 0,
             udp_src_port: udp_source_port(qpn),
-            pkey: 0xFFFF,
-            pmtu_log2: 10,
-            sq_psn: 0,
             sq_base: sq.iova,
             sq_log_size: sq_entries.trailing_zeros() as u8,
             pd: pd.0,
-            rq_psn: 0,
             send_cq: send_cq.cqn,
             rq_base: rq.iova,
             rq_log_size: rq_entries.trailing_zeros() as u8,
@@ -481,11 +586,27 @@ impl<B: Bus> Context<B> {
             timeout: DEFAULT_TIMEOUT,
             retry_cnt: 7,
             rnr_retry: 7,
+            ..QpContext::default()
         };
-        let mut qp = Qp { qpn, pd, state: QpState::Reset, sq, sq_log_size: ctx.sq_log_size, sq_pi: 0, posted: 0, rq, rq_pi: 0, ctx };
-        self.books.insert(qpn, Book { sq_size: sq_entries, rq_size: rq_entries, ..Default::default() });
-        self.commit(&mut qp)?;
-        Ok(qp)
+        if let Err(e) = self.dev.write_qp(qpn, &ctx) {
+            for ring in [sq, rq] {
+                let _ = self.dev.bus().dma_free(ring.iova);
+            }
+            return Err(e.into());
+        }
+        self.qps[qpn as usize] = true;
+        let book = Book {
+            pd: pd.0,
+            send_cq: send_cq.cqn,
+            recv_cq: recv_cq.cqn,
+            sq: Some(sq),
+            rq: Some(rq),
+            sq_size: sq_entries,
+            rq_size: rq_entries,
+            ..Default::default()
+        };
+        self.books.insert(qpn, book);
+        Ok(Qp { qpn, pd, state: QpState::Reset, sq, sq_log_size: ctx.sq_log_size, sq_pi: 0, posted: 0, rq, rq_pi: 0, ctx })
     }
 
     /// Move `qp` to `to`, applying `attr` (the verbs transitions: Reset → Init → Rtr → Rts;
@@ -546,6 +667,14 @@ impl<B: Bus> Context<B> {
             ctx.retry_cnt = attr.retry_cnt.unwrap_or(ctx.retry_cnt);
             ctx.rnr_retry = attr.rnr_retry.unwrap_or(ctx.rnr_retry);
         }
+        // The commit restarts the send and receive queues at index 0, so it is made only while
+        // nothing is posted (the state changes before posting), or to Reset and Error.
+        if (qp.posted != 0 || qp.rq_pi != 0) && !matches!(to, Reset | Error) {
+            return Err(VerbsError::BadAttribute("state", "a QP with posted work can only go to Reset or Error".into()));
+        }
+        ctx.state = to.code();
+        // The driver's view changes only once the card has taken the new context.
+        self.dev.write_qp(qp.qpn, &ctx)?;
         if to == Reset {
             qp.sq_pi = 0;
             qp.posted = 0;
@@ -555,27 +684,20 @@ impl<B: Bus> Context<B> {
                 b.received.clear();
             }
         }
-        ctx.state = to.code();
         qp.ctx = ctx;
         qp.state = to;
-        self.commit(qp)
+        Ok(())
     }
 
-    /// Write the QP's context to the card. The commit restarts the send and receive queues at
-    /// index 0, so it is made only while nothing is posted (the state changes before posting,
-    /// and Reset).
-    fn commit(&mut self, qp: &mut Qp) -> Result<(), VerbsError> {
-        if (qp.posted != 0 || qp.rq_pi != 0) && !matches!(qp.state, QpState::Reset | QpState::Error) {
-            // Changing a sending QP's context would lose its queue position.
-            return Err(VerbsError::BadAttribute("state", "a QP with posted work can only go to Reset".into()));
-        }
-        Ok(self.dev.write_qp(qp.qpn, &qp.ctx)?)
-    }
-
+    /// Destroy a QP: it goes to Reset (the card stops it) and its rings are freed.
     pub fn destroy_qp(&mut self, mut qp: Qp) -> Result<(), VerbsError> {
         self.modify_qp(&mut qp, QpState::Reset, &QpAttr::default())?;
         self.qps[qp.qpn as usize] = false;
-        self.books.remove(&qp.qpn);
+        if let Some(b) = self.books.remove(&qp.qpn) {
+            for ring in b.sq.iter().chain(b.rq.iter()) {
+                self.dev.bus().dma_free(ring.iova)?;
+            }
+        }
         Ok(())
     }
 

@@ -148,6 +148,19 @@ impl Bus for VfioBus {
         Ok(iova)
     }
 
+    fn dma_free(&mut self, iova: u64) -> Result<(), BusError> {
+        let at = self.buffers.iter().position(|b| b.iova == iova).ok_or(BusError::NotAllocated(iova))?;
+        let (ptr, len) = (self.buffers[at].ptr, self.buffers[at].len);
+        // Out of the IOMMU first: the card must not reach memory the process gives back. If
+        // the IOMMU refuses, the buffer stays allocated.
+        self.device.iommu().unmap(iova, len).map_err(|_| BusError::Unmap(iova))?;
+        self.buffers.remove(at);
+        self.iova.free(iova)?;
+        // SAFETY: the buffer's own mapping, no longer in the IOMMU nor in `buffers`.
+        unsafe { libc::munmap(ptr as *mut libc::c_void, len) };
+        Ok(())
+    }
+
     fn dma_write(&mut self, iova: u64, data: &[u8]) -> Result<(), BusError> {
         let (ptr, at) = self.buffer(iova, data.len())?;
         // SAFETY: `buffer` checked that [at, at + len) lies inside one live mapping; volatile

@@ -297,6 +297,36 @@ lkey = 0x1234
     let got = rnic_sim::pcap::read(&std::fs::read(dir.join("out.pcap")).unwrap()).unwrap();
     assert_eq!(got, want, "the card's answers are the reference responder's");
 
+    // The host write log: exactly the model's placed bytes, in the region of 0x1234 for QP
+    // 0x11, and one CQE for the SEND's receive completion; nothing anywhere else.
+    let out = rnic(&["sim", "rx", "--pcap", &p("in.pcap"), "--config", &p("nic.toml"), "--dma-log", &p("dma.jsonl")]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let log: Vec<serde_json::Value> =
+        std::fs::read_to_string(dir.join("dma.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let mut placed = std::collections::BTreeSet::new();
+    let mut logged = std::collections::BTreeSet::new();
+    for e in &effects {
+        if let rnic_spec::responder::Outcome::Placed { addr, len } = e.outcome {
+            placed.extend(addr..addr + len as u64);
+        }
+    }
+    let mut cqes = 0;
+    for w in &log {
+        let (addr, len) = (w["addr"].as_u64().unwrap(), w["len"].as_u64().unwrap());
+        assert_eq!(w["qpn"], 0x11, "{w}");
+        match w["target"].as_str().unwrap() {
+            "region" => {
+                assert_eq!(w["key"], 0x1234, "{w}");
+                logged.extend(addr..addr + len);
+            }
+            "completion" => cqes += len,
+            t => panic!("a write {t}: {w}"),
+        }
+    }
+    assert_eq!(logged, placed, "the log holds exactly the placed bytes");
+    assert_eq!(cqes, rnic_spec::desc::CQE_LEN as u64, "one receive completion");
+    assert!(String::from_utf8(out.stdout).unwrap().contains(&format!("host writes: {} bytes into regions, 32 bytes of completions, 0 bytes outside both", placed.len())));
+
     // Configuration errors name the entry, the field and the fix.
     std::fs::write(dir.join("bad.toml"), config.replace("pmtu = 1024", "pmtu = 1500")).unwrap();
     let out = rnic(&["sim", "rx", "--pcap", &p("in.pcap"), "--config", &p("bad.toml")]);

@@ -39,6 +39,23 @@ impl HostMemory {
         }
     }
 
+    /// Make `[addr, addr + len)` read as `fill` again, as memory never written (freed memory
+    /// handed out again looks new).
+    pub fn forget(&mut self, addr: u64, len: usize) {
+        let end = addr + len as u64;
+        let mut a = addr;
+        while a < end {
+            let page_end = (a / PAGE + 1) * PAGE;
+            let upto = page_end.min(end);
+            if a.is_multiple_of(PAGE) && upto == page_end {
+                self.pages.remove(&(a / PAGE));
+            } else if let Some(p) = self.pages.get_mut(&(a / PAGE)) {
+                p[(a % PAGE) as usize..(upto - (a / PAGE) * PAGE) as usize].fill(self.fill);
+            }
+            a = upto;
+        }
+    }
+
     /// Write the bytes of a 64-byte beat at `addr` (64-byte aligned) whose strobe bit is set.
     pub fn write_beat(&mut self, addr: u64, data: &[u8], strb: u64) {
         for (i, &b) in data.iter().enumerate().take(64) {
@@ -327,6 +344,17 @@ impl AxiReadSlave {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn forgotten_memory_reads_as_fill_and_nothing_beside_it_changes() {
+        let mut m = HostMemory::new(0xEE);
+        m.write(0x1000 - 8, &[1; 2 * PAGE as usize + 16]);
+        m.forget(0x1000 - 4, PAGE as usize + 8);
+        assert_eq!(m.read(0x1000 - 8, 4), vec![1; 4]);
+        assert_eq!(m.read(0x1000 - 4, PAGE as usize + 8), vec![0xEE; PAGE as usize + 8]);
+        assert_eq!(m.read(0x2000 + 4, PAGE as usize), vec![1; PAGE as usize]);
+        assert!(!m.pages.contains_key(&1), "a whole page forgotten is dropped");
+    }
 
     #[test]
     fn write_log_holds_strobed_runs_joined_across_beats() {

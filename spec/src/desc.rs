@@ -17,6 +17,15 @@ pub const RECV_WQE_LEN: usize = 32;
 /// Completion queue entry size.
 pub const CQE_LEN: usize = 32;
 
+/// Byte offsets of the receive WQE's fields (little-endian; the responder slices them out of
+/// the 32-byte entry at these offsets).
+pub mod recv_wqe {
+    pub const WR_ID: usize = 0;
+    pub const ADDR: usize = 8;
+    pub const LENGTH: usize = 16;
+    pub const LKEY: usize = 20;
+}
+
 /// Byte offsets of the send WQE's fields (little-endian; the requester slices them out
 /// of the 64-byte entry at these offsets).
 pub mod send_wqe {
@@ -139,7 +148,9 @@ pub mod cqe_flags {
     pub const IMM: u8 = 1 << 0;
 }
 
-/// Byte offsets of the CQE's fields.
+/// Byte offsets of the CQE's fields (little-endian; the completer packs them at these
+/// offsets). QPN is 24 bits in a 32-bit field; byte 23 and bytes 26 ... 30 are zero; the
+/// owner (phase) bit is bit 0 of the last byte, so it lands with the entry's last write.
 pub mod cqe {
     pub const WR_ID: usize = 0;
     pub const BYTE_LEN: usize = 8;
@@ -211,45 +222,49 @@ impl SendWqe {
 
 impl RecvWqe {
     pub fn pack(&self) -> [u8; RECV_WQE_LEN] {
+        use recv_wqe::*;
         let mut b = [0u8; RECV_WQE_LEN];
-        b[0..8].copy_from_slice(&self.wr_id.to_le_bytes());
-        b[8..16].copy_from_slice(&self.addr.to_le_bytes());
-        b[16..20].copy_from_slice(&self.length.to_le_bytes());
-        b[20..24].copy_from_slice(&self.lkey.to_le_bytes());
+        b[WR_ID..WR_ID + 8].copy_from_slice(&self.wr_id.to_le_bytes());
+        b[ADDR..ADDR + 8].copy_from_slice(&self.addr.to_le_bytes());
+        b[LENGTH..LENGTH + 4].copy_from_slice(&self.length.to_le_bytes());
+        b[LKEY..LKEY + 4].copy_from_slice(&self.lkey.to_le_bytes());
         b
     }
 
     pub fn parse(b: &[u8; RECV_WQE_LEN]) -> RecvWqe {
-        RecvWqe { wr_id: u64_at(b, 0), addr: u64_at(b, 8), length: u32_at(b, 16), lkey: u32_at(b, 20) }
+        use recv_wqe::*;
+        RecvWqe { wr_id: u64_at(b, WR_ID), addr: u64_at(b, ADDR), length: u32_at(b, LENGTH), lkey: u32_at(b, LKEY) }
     }
 }
 
 impl Cqe {
     pub fn pack(&self) -> [u8; CQE_LEN] {
+        use cqe::*;
         let mut b = [0u8; CQE_LEN];
-        b[0..8].copy_from_slice(&self.wr_id.to_le_bytes());
-        b[8..12].copy_from_slice(&self.byte_len.to_le_bytes());
-        b[12..16].copy_from_slice(&self.imm.to_le_bytes());
-        b[16..20].copy_from_slice(&(self.qpn & 0xFF_FFFF).to_le_bytes());
-        b[20] = self.op;
-        b[21] = self.status;
-        b[22] = self.flags;
-        b[24..26].copy_from_slice(&self.wqe_index.to_le_bytes());
-        b[31] = self.owner & 1;
+        b[WR_ID..WR_ID + 8].copy_from_slice(&self.wr_id.to_le_bytes());
+        b[BYTE_LEN..BYTE_LEN + 4].copy_from_slice(&self.byte_len.to_le_bytes());
+        b[IMM..IMM + 4].copy_from_slice(&self.imm.to_le_bytes());
+        b[QPN..QPN + 4].copy_from_slice(&(self.qpn & 0xFF_FFFF).to_le_bytes());
+        b[OP] = self.op;
+        b[STATUS] = self.status;
+        b[FLAGS] = self.flags;
+        b[WQE_INDEX..WQE_INDEX + 2].copy_from_slice(&self.wqe_index.to_le_bytes());
+        b[OWNER] = self.owner & 1;
         b
     }
 
     pub fn parse(b: &[u8; CQE_LEN]) -> Cqe {
+        use cqe::*;
         Cqe {
-            wr_id: u64_at(b, 0),
-            byte_len: u32_at(b, 8),
-            imm: u32_at(b, 12),
-            qpn: u32_at(b, 16) & 0xFF_FFFF,
-            op: b[20],
-            status: b[21],
-            flags: b[22],
-            wqe_index: u16::from_le_bytes([b[24], b[25]]),
-            owner: b[31] & 1,
+            wr_id: u64_at(b, WR_ID),
+            byte_len: u32_at(b, BYTE_LEN),
+            imm: u32_at(b, IMM),
+            qpn: u32_at(b, QPN) & 0xFF_FFFF,
+            op: b[OP],
+            status: b[STATUS],
+            flags: b[FLAGS],
+            wqe_index: u16::from_le_bytes([b[WQE_INDEX], b[WQE_INDEX + 1]]),
+            owner: b[OWNER] & 1,
         }
     }
 }
@@ -293,5 +308,46 @@ mod tests {
         assert_eq!(CqStatus::from_code(10), Some(CqStatus::RemoteAccess));
         assert_eq!(SendOp::from_code(3), Some(SendOp::WriteImm));
         assert!(SendOp::from_code(9).is_none());
+    }
+
+    /// Every field where the layout says, byte by byte: a change to an offset table breaks
+    /// this test, not silently the card (the RTL takes its offsets from the same tables).
+    #[test]
+    fn layouts_are_pinned() {
+        let r = RecvWqe { wr_id: 0x0807_0605_0403_0201, addr: 0x100F_0E0D_0C0B_0A09, length: 0x1413_1211, lkey: 0x1817_1615 };
+        let want: Vec<u8> = (1..=24).chain([0; 8]).collect();
+        assert_eq!(r.pack().to_vec(), want);
+        let c = Cqe {
+            wr_id: 0x0807_0605_0403_0201,
+            byte_len: 0x0C0B_0A09,
+            imm: 0x100F_0E0D,
+            qpn: 0x0013_1211,
+            op: 0x15,
+            status: 0x16,
+            flags: 0x17,
+            wqe_index: 0x1A19,
+            owner: 1,
+        };
+        let mut want: Vec<u8> = (1..=32).collect();
+        for zero in [19, 23, 26, 27, 28, 29, 30] {
+            want[zero] = 0;
+        }
+        want[31] = 1;
+        assert_eq!(c.pack().to_vec(), want);
+        let w = SendWqe {
+            wr_id: 0x0807_0605_0403_0201,
+            op: 0x09,
+            flags: 0x0A,
+            imm: 0x100F_0E0D,
+            local_addr: 0x1817_1615_1413_1211,
+            length: 0x1C1B_1A19,
+            lkey: 0x201F_1E1D,
+            remote_addr: 0x2827_2625_2423_2221,
+            rkey: 0x2C2B_2A29,
+        };
+        let mut want: Vec<u8> = (1..=44).chain([0; 20]).collect();
+        want[10] = 0;
+        want[11] = 0;
+        assert_eq!(w.pack().to_vec(), want);
     }
 }

@@ -85,6 +85,39 @@ pub struct QpContext {
     pub rnr_retry: u8,
 }
 
+/// A QP in RESET with nothing connected: what every QP slot holds before the driver gives it
+/// out (and what a card's QP table is swept to when a driver opens it).
+impl Default for QpContext {
+    fn default() -> Self {
+        QpContext {
+            state: qp_state::RESET,
+            dest_qpn: 0,
+            dest_mac: [0; 6],
+            remote_ip: RemoteIp::V4([0; 4]),
+            vlan: None,
+            dscp: 0,
+            ecn: 0,
+            ttl: 64,
+            flow_label: 0,
+            udp_src_port: 0,
+            pkey: 0xFFFF,
+            pmtu_log2: 10,
+            sq_psn: 0,
+            sq_base: 0,
+            sq_log_size: 0,
+            pd: 0,
+            rq_psn: 0,
+            send_cq: 0,
+            rq_base: 0,
+            rq_log_size: 0,
+            recv_cq: 0,
+            timeout: 0,
+            retry_cnt: 0,
+            rnr_retry: 0,
+        }
+    }
+}
+
 /// Why a send WQE was refused without sending anything.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WqeError {

@@ -182,11 +182,15 @@ struct RxArgs {
     /// With --config: write the frames the card sends in response (ACK / NAK) to this capture.
     #[arg(long, value_name = "OUT")]
     pcap_out: Option<PathBuf>,
+    /// With --config: write one JSON line per host-memory write the card made (cycle,
+    /// address, length, and the region key and QP, or the completion, it was for).
+    #[arg(long, value_name = "OUT.jsonl")]
+    dma_log: Option<PathBuf>,
 }
 
 fn sim_rx(a: RxArgs) -> Result<(), String> {
-    if a.pcap_out.is_some() && a.config.is_none() {
-        return Err("--pcap-out needs --config: only a configured card (QPs, memory regions) answers requests".into());
+    if (a.pcap_out.is_some() || a.dma_log.is_some()) && a.config.is_none() {
+        return Err("--pcap-out and --dma-log need --config: only a configured card (QPs, memory regions) answers requests".into());
     }
     let report = rnic_driver::sim_rx::run(&a.pcap, a.fcs, a.trace.as_deref()).map_err(|e| e.to_string())?;
     let responses = match &a.config {
@@ -220,6 +224,9 @@ fn sim_rx(a: RxArgs) -> Result<(), String> {
     if let (Some(path), Some(r)) = (&a.pcap_out, &responses) {
         let frames: Vec<(u64, Vec<u8>)> = r.frames.iter().enumerate().map(|(i, f)| (i as u64, f.clone())).collect();
         std::fs::write(path, rnic_sim::pcap::write(&frames)).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    if let (Some(path), Some(r)) = (&a.dma_log, &responses) {
+        std::fs::write(path, r.dma_log()).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(())
 }

@@ -969,3 +969,37 @@ impl Logic for Completer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::CqeBeat;
+    use rnic_spec::desc::{cqe, CQE_LEN};
+
+    /// The CQE the completer packs has the spec's layout: each field at the spec's byte offset
+    /// with the spec's width, and the padding where the spec has zeros.
+    #[test]
+    fn cqe_beat_has_the_spec_layout() {
+        let want = [
+            ("wr_id", cqe::WR_ID, 8),
+            ("byte_len", cqe::BYTE_LEN, 4),
+            ("imm", cqe::IMM, 4),
+            ("qpn", cqe::QPN, 1),
+            ("qpn_hi", cqe::QPN + 1, 3),
+            ("op", cqe::OP, 1),
+            ("status", cqe::STATUS, 1),
+            ("flags", cqe::FLAGS, 1),
+            ("wqe_index", cqe::WQE_INDEX, 2),
+            ("owner", cqe::OWNER, 1),
+        ];
+        let mut at = 0;
+        for &(name, bits) in CqeBeat::FIELDS {
+            if let Some(&(_, byte, len)) = want.iter().find(|w| w.0 == name) {
+                assert_eq!((at, bits), (8 * byte, 8 * len), "{name}");
+            } else {
+                assert!(name.starts_with("pad"), "{name} is not in the spec's CQE");
+            }
+            at += bits;
+        }
+        assert!(at >= 8 * CQE_LEN);
+    }
+}

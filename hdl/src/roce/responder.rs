@@ -32,7 +32,7 @@ use crate::roce::tx_header::LEN_BITS;
 use crate::stream::c;
 use rnic_spec::mr::access;
 use rnic_spec::regs::{qp_state, QP_SLOT_BITS};
-use rnic_spec::desc::{cqe_flags, CqOp, CqStatus, RECV_WQE_LEN};
+use rnic_spec::desc::{cqe_flags, recv_wqe, CqOp, CqStatus, RECV_WQE_LEN};
 use rnic_spec::responder::{aeth, OP_SEND_ONLY_IMM, OP_WRITE_FIRST, OP_WRITE_ONLY_IMM};
 use rnic_spec::wire::rx::record_field;
 use rust_hdl::prelude::*;
@@ -388,9 +388,9 @@ crate::hdl_block! {
         o_pmtu: Constant<Bits<9>> = ctx_at("pmtu"),
         o_pd: Constant<Bits<9>> = ctx_at("pd"),
         /// Receive WQE fields (`rnic_spec::desc::RecvWqe`), in bits.
-        w_addr_at: Constant<Bits<9>> = c::<9>(64),
-        w_len_at: Constant<Bits<9>> = c::<9>(128),
-        w_lkey_at: Constant<Bits<9>> = c::<9>(160),
+        w_addr_at: Constant<Bits<9>> = c::<9>(8 * recv_wqe::ADDR as u64),
+        w_len_at: Constant<Bits<9>> = c::<9>(8 * recv_wqe::LENGTH as u64),
+        w_lkey_at: Constant<Bits<9>> = c::<9>(8 * recv_wqe::LKEY as u64),
 
         state: DFF<Bits<4>>,
         // The packet.

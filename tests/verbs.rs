@@ -1,0 +1,220 @@
+//! The driver's resources through their whole life, on simulated cards: what a driver opening
+//! a card clears, keys no earlier run predicts, a stray completion reported without losing the
+//! ones beside it, a refused QP commit leaving the driver's view as it was, and protection
+//! domains, regions, CQs, QPs and DMA memory released — and refused while something uses them.
+
+use rnic_driver::bus::{Bus, BusError};
+use rnic_driver::device::Device;
+use rnic_driver::sim_bus::SimCard;
+use rnic_driver::sim_pair::{connect, port, qp_pair, two_cards, Card, PathKind};
+use rnic_driver::verbs::{Context, Cq, QpCaps, QpState, SendWr, VerbsError, Wc, FIRST_QPN};
+use rnic_sim::nic::NicSim;
+use rnic_sim::world::LinkConfig;
+use rnic_spec::desc::{CqStatus, Cqe, SendOp, CQE_LEN};
+use rnic_spec::mr::access;
+use rnic_spec::regs;
+
+const KIND: PathKind = PathKind { v6: false, vlan: None, pmtu: 1024 };
+const CAPS: QpCaps = QpCaps { sq_entries: 8, rq_entries: 8 };
+
+/// A simulated card alone, opened by the driver.
+fn card() -> Context<SimCard> {
+    Context::new(Device::open(SimCard::new(NicSim::new().unwrap())).unwrap(), port(0)).unwrap()
+}
+
+#[test]
+fn a_driver_opening_the_card_clears_what_an_earlier_run_set_up() {
+    let (world, mut a, mut b) = two_cards(LinkConfig::default());
+    let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
+    let src = a.alloc_buf(4096, 4096).unwrap();
+    a.write_buf(src.iova, &[0x5A; 64]).unwrap();
+    let dst = b.alloc_buf(4096, 4096).unwrap();
+    let lmr = a.reg_mr(pa, src.iova, 4096, 0).unwrap();
+    let old = b.reg_mr(pb, dst.iova, 4096, access::REMOTE_WRITE).unwrap();
+    let (mut cqa, cqb) = (a.create_cq(8).unwrap(), b.create_cq(8).unwrap());
+    let (mut qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), KIND, CAPS, (0, 0)).unwrap();
+    let write = |id, rkey| SendWr {
+        wr_id: id,
+        op: SendOp::Write,
+        flags: 0,
+        local_addr: src.iova,
+        length: 64,
+        lkey: lmr.key(),
+        remote_addr: dst.iova,
+        rkey,
+        imm: 0,
+    };
+    let complete = |a: &mut Card, cqa: &mut Cq| {
+        for _ in 0..50 {
+            world.borrow_mut().run_until(1000, |_| false);
+            if let Some(w) = a.poll_cq(cqa, 1).unwrap().first() {
+                return (w.wr_id, w.status);
+            }
+        }
+        panic!("no completion");
+    };
+    a.post_send(&mut qa, &write(1, old.key())).unwrap();
+    assert_eq!(complete(&mut a, &mut cqa), (1, CqStatus::Success));
+    assert_eq!(b.read_buf(dst.iova, 64).unwrap(), vec![0x5A; 64]);
+
+    // Card 1's driver restarts: the new one sets up the same QP number, connected afresh to
+    // card 0's (reset and connected again too), but registers nothing. The old rkey must not
+    // reach the old region any more.
+    let mut b = Context::new(Device::open(b.dev.into_bus()).unwrap(), port(1)).unwrap();
+    let pb = b.alloc_pd();
+    let cqb = b.create_cq(8).unwrap();
+    let mut qb2 = b.create_qp(pb, &cqb, &cqb, CAPS).unwrap();
+    assert_eq!(qb2.qpn, qb.qpn);
+    a.modify_qp(&mut qa, QpState::Reset, &Default::default()).unwrap();
+    connect(&mut a, &mut qa, 1, KIND, qb2.qpn, 0, 0).unwrap();
+    connect(&mut b, &mut qb2, 0, KIND, qa.qpn, 0, 0).unwrap();
+    a.write_buf(src.iova, &[0xA5; 64]).unwrap();
+    a.post_send(&mut qa, &write(2, old.key())).unwrap();
+    assert_eq!(complete(&mut a, &mut cqa), (2, CqStatus::RemoteAccess), "the old region is gone from the card");
+    assert_eq!(b.read_buf(dst.iova, 64).unwrap(), vec![0x5A; 64], "nothing written under the old key");
+    assert_eq!(b.dev.read("responder", "naks_access").unwrap(), 1);
+
+    // Keys start from an unpredictable variant: the new run's first key is not the old one's.
+    let new = b.reg_mr(pb, dst.iova, 4096, access::REMOTE_WRITE).unwrap();
+    assert_ne!(new.key(), old.key());
+    assert_eq!(new.key() & (regs::MRS - 1), old.key() & (regs::MRS - 1), "the same slot, another variant");
+}
+
+#[test]
+fn a_stray_completion_is_reported_once_and_loses_nothing() {
+    let mut c = card();
+    let pd = c.alloc_pd();
+    let buf = c.alloc_buf(4096, 4096).unwrap();
+    let mr = c.reg_mr(pd, buf.iova, 4096, access::LOCAL_WRITE).unwrap();
+    let mut cq = c.create_cq(8).unwrap();
+    let mut qp = c.create_qp(pd, &cq, &cq, CAPS).unwrap();
+    connect(&mut c, &mut qp, 1, KIND, 9, 0, 0).unwrap();
+    // Two WRITEs posted to a peer that never answers: the card completes neither within this
+    // test, so the ring holds only what the test writes there.
+    for id in [10, 11] {
+        let wr = SendWr { wr_id: id, op: SendOp::Write, flags: 0, local_addr: buf.iova, length: 8, lkey: mr.key(), remote_addr: 0, rkey: 1, imm: 0 };
+        c.post_send(&mut qp, &wr).unwrap();
+    }
+    let cqe = |index: u16| Cqe { wr_id: 0, byte_len: 0, imm: 0, qpn: qp.qpn, op: 0, status: 0, flags: 0, wqe_index: index, owner: 1 };
+    for (slot, index) in [(0u64, 0u16), (1, 7), (2, 1)] {
+        c.write_buf(cq.ring().iova + slot * CQE_LEN as u64, &cqe(index).pack()).unwrap();
+    }
+    let ids = |r: Result<Vec<Wc>, VerbsError>| r.map(|v| v.iter().map(|w| (w.wr_id, w.status)).collect::<Vec<_>>());
+    assert_eq!(ids(c.poll_cq(&mut cq, 8)), Ok(vec![(10, CqStatus::Success)]), "completions before the stray come first");
+    assert_eq!(ids(c.poll_cq(&mut cq, 8)), Err(VerbsError::StrayCompletion { qpn: qp.qpn, wqe_index: 7 }));
+    assert_eq!(ids(c.poll_cq(&mut cq, 8)), Ok(vec![(11, CqStatus::Success)]), "the queue goes on past it");
+    assert_eq!(ids(c.poll_cq(&mut cq, 8)), Ok(vec![]));
+    assert_eq!(c.sq_free(&qp), CAPS.sq_entries, "both slots free again");
+}
+
+/// A bus whose next write to one BAR0 offset fails (a card that stops answering).
+struct FailingBus {
+    card: SimCard,
+    fail_write_at: Option<u32>,
+}
+
+impl Bus for FailingBus {
+    fn read32(&mut self, offset: u32) -> Result<u32, BusError> {
+        self.card.read32(offset)
+    }
+    fn write32(&mut self, offset: u32, value: u32) -> Result<(), BusError> {
+        if self.fail_write_at == Some(offset) {
+            self.fail_write_at = None;
+            return Err(BusError::Timeout { offset, write: true });
+        }
+        self.card.write32(offset, value)
+    }
+    fn dma_alloc(&mut self, len: usize, align: usize) -> Result<u64, BusError> {
+        self.card.dma_alloc(len, align)
+    }
+    fn dma_free(&mut self, iova: u64) -> Result<(), BusError> {
+        self.card.dma_free(iova)
+    }
+    fn dma_write(&mut self, iova: u64, data: &[u8]) -> Result<(), BusError> {
+        self.card.dma_write(iova, data)
+    }
+    fn dma_read(&mut self, iova: u64, len: usize) -> Result<Vec<u8>, BusError> {
+        self.card.dma_read(iova, len)
+    }
+    fn wait(&mut self, cycles: u64) {
+        self.card.wait(cycles)
+    }
+}
+
+#[test]
+fn a_refused_qp_commit_leaves_the_drivers_view_as_it_was() {
+    let bus = FailingBus { card: SimCard::new(NicSim::new().unwrap()), fail_write_at: None };
+    let mut c = Context::new(Device::open(bus).unwrap(), port(0)).unwrap();
+    let pd = c.alloc_pd();
+    let buf = c.alloc_buf(4096, 4096).unwrap();
+    let mr = c.reg_mr(pd, buf.iova, 4096, 0).unwrap();
+    let cq = c.create_cq(8).unwrap();
+    let mut qp = c.create_qp(pd, &cq, &cq, CAPS).unwrap();
+    let commit = regs::addr("qp", "commit").unwrap();
+
+    c.dev.bus().fail_write_at = Some(commit);
+    let before = qp.clone();
+    assert!(matches!(c.modify_qp(&mut qp, QpState::Init, &Default::default()), Err(VerbsError::Device(_))));
+    assert_eq!(qp, before, "Reset still, context unchanged");
+
+    connect(&mut c, &mut qp, 1, KIND, 9, 0, 0).unwrap();
+    let wr = SendWr { wr_id: 1, op: SendOp::Write, flags: 0, local_addr: buf.iova, length: 8, lkey: mr.key(), remote_addr: 0, rkey: 1, imm: 0 };
+    c.post_send(&mut qp, &wr).unwrap();
+    c.dev.bus().fail_write_at = Some(commit);
+    let before = qp.clone();
+    assert!(c.modify_qp(&mut qp, QpState::Reset, &Default::default()).is_err());
+    assert_eq!(qp, before, "still Rts with its WQE posted");
+    assert_eq!(c.sq_free(&qp), CAPS.sq_entries - 1, "the posted WQE is still on the books");
+    c.modify_qp(&mut qp, QpState::Reset, &Default::default()).unwrap();
+    assert_eq!((qp.state, c.sq_free(&qp)), (QpState::Reset, CAPS.sq_entries));
+}
+
+#[test]
+fn resources_are_released_and_refused_while_in_use() {
+    let mut c = card();
+    let pd = c.alloc_pd();
+    let buf = c.alloc_buf(8192, 4096).unwrap();
+    c.write_buf(buf.iova, &[7; 16]).unwrap();
+    let mr = c.reg_mr(pd, buf.iova + 4096, 4096, access::REMOTE_WRITE).unwrap();
+    let cq = c.create_cq(8).unwrap();
+    let qp = c.create_qp(pd, &cq, &cq, CAPS).unwrap();
+
+    let in_use = |r: Result<(), VerbsError>| matches!(r, Err(VerbsError::InUse(..)));
+    assert!(in_use(c.dealloc_pd(pd)), "a region and a QP are in it");
+    assert!(in_use(c.free_buf(buf)), "a region covers its second page");
+    assert!(in_use(c.free_buf(cq.ring())), "a CQ's ring");
+    assert!(in_use(c.destroy_cq(cq.clone())), "a QP reports to it");
+    let e = c.destroy_cq(cq.clone()).unwrap_err().to_string();
+    assert!(e.contains(&format!("QP {}", qp.qpn)) && e.contains("release that first"), "{e}");
+
+    c.destroy_qp(qp).unwrap();
+    assert!(in_use(c.dealloc_pd(pd)), "the region still is");
+    c.destroy_cq(cq.clone()).unwrap();
+    assert_eq!(c.destroy_cq(cq.clone()), Err(VerbsError::UnknownCq(cq.cqn)), "destroyed once only");
+    c.dereg_mr(mr).unwrap();
+    c.free_buf(buf).unwrap();
+    assert!(matches!(c.free_buf(buf), Err(VerbsError::Bus(BusError::NotAllocated(_)))), "freed once only");
+    assert!(c.read_buf(buf.iova, 1).is_err(), "freed memory is out of reach");
+    c.dealloc_pd(pd).unwrap();
+    assert_eq!(c.dealloc_pd(pd), Err(VerbsError::UnknownPd(pd.0)));
+    assert!(matches!(c.reg_mr(pd, buf.iova, 16, 0), Err(VerbsError::UnknownPd(_))), "a deallocated PD registers nothing");
+
+    // Freed memory is handed out again and reads as new; slots come back.
+    let again = c.alloc_buf(8192, 4096).unwrap();
+    assert_eq!(again.iova, buf.iova);
+    assert_eq!(c.read_buf(again.iova, 16).unwrap(), vec![0; 16], "not the old bytes");
+    c.free_buf(again).unwrap();
+    // More QPs, CQs and memory than the card and the IOVA space hold, created and destroyed
+    // in turn: nothing runs out.
+    for _ in 0..(regs::QPS + regs::CQS) {
+        let pd = c.alloc_pd();
+        let cq = c.create_cq(1 << 10).unwrap();
+        let qp = c.create_qp(pd, &cq, &cq, QpCaps { sq_entries: 256, rq_entries: 256 }).unwrap();
+        assert!(qp.qpn >= FIRST_QPN);
+        let big = c.alloc_buf(1 << 26, 4096).unwrap();
+        c.free_buf(big).unwrap();
+        c.destroy_qp(qp).unwrap();
+        c.destroy_cq(cq).unwrap();
+        c.dealloc_pd(pd).unwrap();
+    }
+}
