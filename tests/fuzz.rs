@@ -11,7 +11,7 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rnic_driver::sim_pair::{connect, raw_request, two_cards, Card, PathKind};
-use rnic_driver::verbs::{Cq, Mr, Pd, Qp, QpCaps, RecvWr};
+use rnic_driver::verbs::{Cq, Mr, Pd, Qp, QpCaps, QpState, RecvWr};
 use rnic_sim::host::HostWrite;
 use rnic_sim::world::{LinkConfig, World};
 use rnic_spec::desc::RecvWqe;
@@ -149,11 +149,17 @@ impl Fuzz {
         self.qps[q].posted.extend(wrs.iter().map(|w| RecvWqe { wr_id: w.wr_id, addr: w.addr, length: w.length, lkey: w.lkey }));
     }
 
-    /// Put QP `q` (or a new one) back in RTS with a fresh receive PSN and receive queue.
+    /// Put QP `q` (or, one time in 64, a new one) back in RTS with a fresh receive PSN and
+    /// receive queue. (`destroy_qp` waits the driver's grace period before freeing the
+    /// rings: simulated time the fuzz spends sparingly.)
     fn recreate(&mut self, q: usize) {
-        let fresh = self.b.create_qp(self.pds[self.qps[q].pd], &self.cq, &self.cq, CAPS).unwrap();
-        let old = std::mem::replace(&mut self.qps[q].qp, fresh);
-        self.b.destroy_qp(old).unwrap();
+        if self.rng.gen_range(0..64) == 0 {
+            let fresh = self.b.create_qp(self.pds[self.qps[q].pd], &self.cq, &self.cq, CAPS).unwrap();
+            let old = std::mem::replace(&mut self.qps[q].qp, fresh);
+            self.b.destroy_qp(old).unwrap();
+        } else {
+            self.b.modify_qp(&mut self.qps[q].qp, QpState::Reset, &Default::default()).unwrap();
+        }
         let psn = self.rng.gen_range(0..0x100_0000);
         let kind = PathKind { v6: q % 2 == 1, vlan: None, pmtu: self.qps[q].pmtu };
         connect(&mut self.b, &mut self.qps[q].qp, 0, kind, 0x100 + q as u32, psn, 0).unwrap();
@@ -269,7 +275,7 @@ fn random_requests_write_only_inside_registered_writable_regions() {
     world.borrow_mut().nics[1].dma_write.log = Some(Vec::new());
     let buf = b.alloc_buf(CHUNKS * CHUNK as usize, 4096).unwrap();
     b.write_buf(buf.iova, &vec![FILL; CHUNKS * CHUNK as usize]).unwrap();
-    let pds = [b.alloc_pd(), b.alloc_pd(), b.alloc_pd()];
+    let pds = [b.alloc_pd().unwrap(), b.alloc_pd().unwrap(), b.alloc_pd().unwrap()];
     let cq = b.create_cq(4096).unwrap();
     let mut f = Fuzz {
         world: world.clone(),

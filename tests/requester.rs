@@ -41,7 +41,7 @@ fn sent_by_card0(world: &World) -> Vec<(RocePacket, Vec<u8>)> {
 fn posted_sends_become_the_reference_packets_on_the_wire() {
     let mut rng = SmallRng::seed_from_u64(0x5e9d);
     let (world, mut a, mut b) = two_cards(LinkConfig::default());
-    let pd = a.alloc_pd();
+    let pd = a.alloc_pd().unwrap();
     let src_len = 1 << 20;
     let src = a.alloc_buf(src_len, 4096).unwrap();
     let image: Vec<u8> = (0..src_len).map(|_| rng.gen()).collect();
@@ -180,7 +180,7 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
 #[test]
 fn verbs_refuse_bad_requests_before_the_card_sees_them() {
     let (_world, mut a, _b) = two_cards(LinkConfig::default());
-    let pd = a.alloc_pd();
+    let pd = a.alloc_pd().unwrap();
     let cq = a.create_cq(4).unwrap();
     assert!(a.create_cq(5).is_err(), "CQ sizes are powers of two");
     let mut qp = a.create_qp(pd, &cq, &cq, QpCaps { sq_entries: 2, rq_entries: 1 }).unwrap();

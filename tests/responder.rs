@@ -64,7 +64,7 @@ type RecvSeen = (u64, CqStatus, CqOp, u32, Option<u32>);
 fn messages_through(seed: u64, host: HostTiming) {
     let mut rng = SmallRng::seed_from_u64(seed);
     let (world, mut a, mut b) = try_two_cards_with_host(LinkConfig::default(), host).unwrap();
-    let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
+    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
     let len = 1 << 20;
     let src = a.alloc_buf(len, 4096).unwrap();
     let dst = b.alloc_buf(len, 4096).unwrap();
@@ -235,8 +235,8 @@ fn request(to: &QpContext, to_qpn: u32, &(opcode, psn, reth, payload_len, ack_re
 fn refused_requests_get_the_models_answer_and_write_nothing() {
     let mut rng = SmallRng::seed_from_u64(0xbad);
     let (world, mut a, mut b) = two_cards(LinkConfig::default());
-    let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
-    let other_pd = b.alloc_pd();
+    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
+    let other_pd = b.alloc_pd().unwrap();
     let len = 64 << 10;
     let dst = b.alloc_buf(len, 4096).unwrap();
     let before: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
@@ -332,7 +332,7 @@ struct RawPeer {
 impl RawPeer {
     fn new(access_flags: u8, rq: &[RecvWr]) -> RawPeer {
         let (world, mut a, mut b) = two_cards(LinkConfig::default());
-        let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
+        let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
         let dst = b.alloc_buf(16384, 4096).unwrap();
         b.write_buf(dst.iova, &[0xEE; 16384]).unwrap();
         let mr = b.reg_mr(pb, dst.iova, 16384, access_flags).unwrap();
@@ -458,7 +458,7 @@ fn a_lost_packet_is_nakked_once_and_the_resent_tail_completes_the_message() {
     // What go-back-N retransmission will rely on: after a gap the responder NAKs the expected
     // PSN once, places nothing out of order, and accepts the message again from that PSN.
     let (world, mut a, mut b) = two_cards(LinkConfig::default());
-    let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
+    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
     let dst = b.alloc_buf(4096, 4096).unwrap();
     b.write_buf(dst.iova, &[0xEE; 4096]).unwrap();
     let mr = b.reg_mr(pb, dst.iova, 4096, access::REMOTE_WRITE).unwrap();
@@ -507,8 +507,8 @@ fn refused_writes_complete_in_error_on_the_requester_and_write_nothing() {
     use rnic_spec::desc::CqStatus;
     let mut rng = SmallRng::seed_from_u64(0xe770);
     let (world, mut a, mut b) = two_cards(LinkConfig::default());
-    let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
-    let other_pd = b.alloc_pd();
+    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
+    let other_pd = b.alloc_pd().unwrap();
     let src = a.alloc_buf(8192, 4096).unwrap();
     a.write_buf(src.iova, &(0..8192).map(|_| rng.gen()).collect::<Vec<u8>>()).unwrap();
     let lmr = a.reg_mr(pa, src.iova, 8192, 0).unwrap();
@@ -568,7 +568,7 @@ type SendCase = (&'static str, Option<RecvWqe>, Vec<(u8, u16)>);
 fn refused_sends_get_the_models_answer_and_completion_and_write_nothing() {
     let mut rng = SmallRng::seed_from_u64(0x5e4d);
     let (world, mut a, mut b) = two_cards(LinkConfig::default());
-    let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
+    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
     let len = 16 << 10;
     let dst = b.alloc_buf(len, 4096).unwrap();
     let before: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
@@ -656,7 +656,7 @@ fn refused_sends_get_the_models_answer_and_completion_and_write_nothing() {
 #[test]
 fn a_full_cq_drops_and_counts_cqes_until_software_returns_its_entries() {
     let (world, mut a, mut b) = two_cards(LinkConfig::default());
-    let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
+    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
     let src = a.alloc_buf(4096, 4096).unwrap();
     let lmr = a.reg_mr(pa, src.iova, 4096, 0).unwrap();
     let dst = b.alloc_buf(4096, 4096).unwrap();
@@ -691,7 +691,7 @@ fn a_full_cq_drops_and_counts_cqes_until_software_returns_its_entries() {
 fn a_locally_refused_wqe_completes_in_error_in_order_and_flushes_the_rest() {
     use rnic_spec::desc::CqStatus;
     let (world, mut a, mut b) = two_cards(LinkConfig::default());
-    let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
+    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
     let src = a.alloc_buf(4096, 4096).unwrap();
     let lmr = a.reg_mr(pa, src.iova, 4096, 0).unwrap();
     let dst = b.alloc_buf(4096, 4096).unwrap();

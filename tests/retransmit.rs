@@ -37,8 +37,13 @@ struct Pair {
 /// Card 0's QP connected to card 1's at PMTU 1024, with the given retry counts; 64 KiB of
 /// random bytes to send from, 64 KiB to write into.
 fn pair(retry_cnt: u8, rnr_retry: u8) -> Pair {
+    pair_from(retry_cnt, rnr_retry, 0)
+}
+
+/// [`pair`] whose requests start at PSN `psn`.
+fn pair_from(retry_cnt: u8, rnr_retry: u8, psn: u32) -> Pair {
     let (world, mut a, mut b) = two_cards(LinkConfig::default());
-    let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
+    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
     let src = a.alloc_buf(1 << 16, 4096).unwrap();
     let image: Vec<u8> = (0..1u32 << 16).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
     a.write_buf(src.iova, &image).unwrap();
@@ -47,7 +52,7 @@ fn pair(retry_cnt: u8, rnr_retry: u8) -> Pair {
     let rmr = b.reg_mr(pb, dst.iova, 1 << 16, access::REMOTE_WRITE | access::LOCAL_WRITE).unwrap();
     let (cqa, cqb) = (a.create_cq(64).unwrap(), b.create_cq(64).unwrap());
     let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
-    let (mut qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, QpCaps { sq_entries: 16, rq_entries: 16 }, (0, 0)).unwrap();
+    let (mut qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, QpCaps { sq_entries: 16, rq_entries: 16 }, (psn, 0)).unwrap();
     let attr = QpAttr { timeout: Some(TIMEOUT), retry_cnt: Some(retry_cnt), rnr_retry: Some(rnr_retry), ..Default::default() };
     a.modify_qp(&mut qa, QpState::Rts, &attr).unwrap();
     Pair { world, a, b, src, dst, lmr, rmr, cqa, cqb, qa, qb }
@@ -293,4 +298,52 @@ fn ghost_and_stale_acks_change_nothing_and_are_counted() {
     assert!(p.same_bytes(0, 3000) && p.same_bytes(4096, 500));
     assert_eq!(p.counter(0, "tx_counters", "resent"), 0);
     assert_eq!(p.counter(0, "completer", "cqes"), 2);
+}
+
+#[test]
+fn unsignaled_sends_complete_silently_and_errors_always_complete() {
+    use rnic_spec::desc::send_flags::SIGNALED;
+    let mut p = pair(7, 7);
+    p.a.set_sq_sig_all(&p.qa, false).unwrap();
+    // Eight WRITEs, every fourth SIGNALED: two CQEs, and all eight slots free again.
+    let wrs: Vec<SendWr> =
+        (0..8).map(|i| SendWr { flags: if i % 4 == 3 { SIGNALED } else { 0 }, ..p.wr(i, SendOp::Write, i * 1024, 1000) }).collect();
+    p.a.post_send_list(&mut p.qa, &wrs).unwrap();
+    assert_eq!(p.completions(2, 200_000), [(3, CqStatus::Success), (7, CqStatus::Success)]);
+    assert_eq!(p.completions(1, 20_000), [], "nothing more");
+    assert!((0..8).all(|i| p.same_bytes(i * 1024, 1000)), "every WRITE placed");
+    assert_eq!(p.counter(0, "completer", "cqes"), 2);
+    assert_eq!(p.counter(0, "completer", "acks"), p.counter(1, "responder", "acks"));
+    assert_eq!(p.a.sq_free(&p.qa), 16, "the silent ones' slots were freed by the signaled ones");
+
+    // Unsignaled still completes an error, and the flush behind it: a good WRITE (silent), one
+    // the responder refuses (bad rkey), and one behind it.
+    let bad = SendWr { rkey: p.rmr.key() ^ 0x100, ..p.wr(9, SendOp::Write, 0, 100) };
+    let wrs = [p.wr(8, SendOp::Write, 0, 100), bad, p.wr(10, SendOp::Write, 0, 100)];
+    p.a.post_send_list(&mut p.qa, &wrs).unwrap();
+    assert_eq!(p.completions(2, 200_000), [(9, CqStatus::RemoteAccess), (10, CqStatus::Flushed)]);
+    assert_eq!(p.counter(0, "completer", "cqes"), 4);
+    assert_eq!(p.a.sq_free(&p.qa), 16);
+}
+
+#[test]
+fn a_message_across_the_psn_wrap_is_resent_from_the_lost_packet() {
+    // A 3-packet WRITE on PSNs 0xFFFFFE, 0xFFFFFF, 0 and a 1-packet WRITE on PSN 1; lose the
+    // packet after the wrap's edge (a sequence NAK for it, the resend crossing the wrap) or
+    // the one after the wrap (the LAST: the NAK for it comes from the next WRITE).
+    const EDGE: u32 = 0xFF_FFFE;
+    for lost in [0xFF_FFFFu32, 0] {
+        let mut p = pair_from(7, 7, EDGE);
+        drop_once(&p.world, 0, move |pkt| pkt.bth.psn == lost);
+        let wrs = [p.wr(1, SendOp::Write, 0, 3000), p.wr(2, SendOp::Write, 4096, 500)];
+        p.a.post_send_list(&mut p.qa, &wrs).unwrap();
+        assert_eq!(p.completions(2, 400_000), [(1, CqStatus::Success), (2, CqStatus::Success)], "lost PSN {lost:#x}");
+        assert!(p.same_bytes(0, 3000) && p.same_bytes(4096, 500), "lost PSN {lost:#x}: memory");
+        let psns: Vec<u32> = p.sent(0).iter().map(|f| f.0.bth.psn).collect();
+        let first = [EDGE, 0xFF_FFFF, 0, 1];
+        let resent: Vec<u32> = first.iter().copied().skip_while(|&x| x != lost).collect();
+        assert_eq!(psns, [first.to_vec(), resent].concat(), "lost PSN {lost:#x}: resent from the lost packet, across the wrap");
+        assert_eq!(p.counter(1, "responder", "placed"), 4, "lost PSN {lost:#x}: every packet placed once");
+        assert_eq!(p.counter(0, "completer", "naks_sequence"), 1, "lost PSN {lost:#x}");
+    }
 }

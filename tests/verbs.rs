@@ -7,7 +7,7 @@ use rnic_driver::bus::{Bus, BusError};
 use rnic_driver::device::Device;
 use rnic_driver::sim_bus::SimCard;
 use rnic_driver::sim_pair::{connect, port, qp_pair, two_cards, Card, PathKind};
-use rnic_driver::verbs::{Context, Cq, QpCaps, QpState, SendWr, VerbsError, Wc, FIRST_QPN};
+use rnic_driver::verbs::{Context, Cq, DmaBuf, QpCaps, QpState, SendWr, VerbsError, Wc, FIRST_QPN};
 use rnic_sim::nic::NicSim;
 use rnic_sim::world::LinkConfig;
 use rnic_spec::desc::{CqStatus, Cqe, SendOp, CQE_LEN};
@@ -25,7 +25,7 @@ fn card() -> Context<SimCard> {
 #[test]
 fn a_driver_opening_the_card_clears_what_an_earlier_run_set_up() {
     let (world, mut a, mut b) = two_cards(LinkConfig::default());
-    let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
+    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
     let src = a.alloc_buf(4096, 4096).unwrap();
     a.write_buf(src.iova, &[0x5A; 64]).unwrap();
     let dst = b.alloc_buf(4096, 4096).unwrap();
@@ -61,7 +61,7 @@ fn a_driver_opening_the_card_clears_what_an_earlier_run_set_up() {
     // card 0's (reset and connected again too), but registers nothing. The old rkey must not
     // reach the old region any more.
     let mut b = Context::new(Device::open(b.dev.into_bus()).unwrap(), port(1)).unwrap();
-    let pb = b.alloc_pd();
+    let pb = b.alloc_pd().unwrap();
     let cqb = b.create_cq(8).unwrap();
     let mut qb2 = b.create_qp(pb, &cqb, &cqb, CAPS).unwrap();
     assert_eq!(qb2.qpn, qb.qpn);
@@ -83,7 +83,7 @@ fn a_driver_opening_the_card_clears_what_an_earlier_run_set_up() {
 #[test]
 fn a_stray_completion_is_reported_once_and_loses_nothing() {
     let mut c = card();
-    let pd = c.alloc_pd();
+    let pd = c.alloc_pd().unwrap();
     let buf = c.alloc_buf(4096, 4096).unwrap();
     let mr = c.reg_mr(pd, buf.iova, 4096, access::LOCAL_WRITE).unwrap();
     let mut cq = c.create_cq(8).unwrap();
@@ -145,7 +145,7 @@ impl Bus for FailingBus {
 fn a_refused_qp_commit_leaves_the_drivers_view_as_it_was() {
     let bus = FailingBus { card: SimCard::new(NicSim::new().unwrap()), fail_write_at: None };
     let mut c = Context::new(Device::open(bus).unwrap(), port(0)).unwrap();
-    let pd = c.alloc_pd();
+    let pd = c.alloc_pd().unwrap();
     let buf = c.alloc_buf(4096, 4096).unwrap();
     let mr = c.reg_mr(pd, buf.iova, 4096, 0).unwrap();
     let cq = c.create_cq(8).unwrap();
@@ -172,7 +172,7 @@ fn a_refused_qp_commit_leaves_the_drivers_view_as_it_was() {
 #[test]
 fn resources_are_released_and_refused_while_in_use() {
     let mut c = card();
-    let pd = c.alloc_pd();
+    let pd = c.alloc_pd().unwrap();
     let buf = c.alloc_buf(8192, 4096).unwrap();
     c.write_buf(buf.iova, &[7; 16]).unwrap();
     let mr = c.reg_mr(pd, buf.iova + 4096, 4096, access::REMOTE_WRITE).unwrap();
@@ -182,15 +182,27 @@ fn resources_are_released_and_refused_while_in_use() {
     let in_use = |r: Result<(), VerbsError>| matches!(r, Err(VerbsError::InUse(..)));
     assert!(in_use(c.dealloc_pd(pd)), "a region and a QP are in it");
     assert!(in_use(c.free_buf(buf)), "a region covers its second page");
+    assert!(in_use(c.free_buf(DmaBuf { iova: buf.iova, len: 1 })), "the allocation's length counts, not the handle's");
     assert!(in_use(c.free_buf(cq.ring())), "a CQ's ring");
     assert!(in_use(c.destroy_cq(cq.clone())), "a QP reports to it");
     let e = c.destroy_cq(cq.clone()).unwrap_err().to_string();
     assert!(e.contains(&format!("QP {}", qp.qpn)) && e.contains("release that first"), "{e}");
 
+    let mut stale = qp.clone();
     c.destroy_qp(qp).unwrap();
     assert!(in_use(c.dealloc_pd(pd)), "the region still is");
+    // A stale handle does not reach the QP that has its number now.
+    let mut other = c.create_qp(pd, &cq, &cq, CAPS).unwrap();
+    assert_eq!(other.qpn, stale.qpn);
+    assert_eq!(c.modify_qp(&mut stale, QpState::Init, &Default::default()), Err(VerbsError::UnknownQp(stale.qpn)));
+    assert_eq!(c.destroy_qp(stale.clone()), Err(VerbsError::UnknownQp(stale.qpn)));
+    c.modify_qp(&mut other, QpState::Init, &Default::default()).unwrap();
+    c.destroy_qp(other).unwrap();
+    let mut stale_cq = cq.clone();
     c.destroy_cq(cq.clone()).unwrap();
     assert_eq!(c.destroy_cq(cq.clone()), Err(VerbsError::UnknownCq(cq.cqn)), "destroyed once only");
+    let _again = c.create_cq(8).unwrap();
+    assert_eq!(c.poll_cq(&mut stale_cq, 8), Err(VerbsError::UnknownCq(cq.cqn)), "a stale CQ handle polls nothing");
     c.dereg_mr(mr).unwrap();
     c.free_buf(buf).unwrap();
     assert!(matches!(c.free_buf(buf), Err(VerbsError::Bus(BusError::NotAllocated(_)))), "freed once only");
@@ -206,15 +218,53 @@ fn resources_are_released_and_refused_while_in_use() {
     c.free_buf(again).unwrap();
     // More QPs, CQs and memory than the card and the IOVA space hold, created and destroyed
     // in turn: nothing runs out.
-    for _ in 0..(regs::QPS + regs::CQS) {
-        let pd = c.alloc_pd();
+    for _ in 0..regs::QPS.max(regs::CQS) + 8 {
+        let pd = c.alloc_pd().unwrap();
         let cq = c.create_cq(1 << 10).unwrap();
         let qp = c.create_qp(pd, &cq, &cq, QpCaps { sq_entries: 256, rq_entries: 256 }).unwrap();
         assert!(qp.qpn >= FIRST_QPN);
-        let big = c.alloc_buf(1 << 26, 4096).unwrap();
+        let big = c.alloc_buf(1 << 25, 4096).unwrap();
         c.free_buf(big).unwrap();
         c.destroy_qp(qp).unwrap();
         c.destroy_cq(cq).unwrap();
         c.dealloc_pd(pd).unwrap();
     }
+}
+
+#[test]
+fn moving_a_qp_to_error_flushes_its_outstanding_work_in_order() {
+    let mut c = card();
+    let pd = c.alloc_pd().unwrap();
+    let buf = c.alloc_buf(4096, 4096).unwrap();
+    let mr = c.reg_mr(pd, buf.iova, 4096, access::LOCAL_WRITE).unwrap();
+    let (mut scq, mut rcq) = (c.create_cq(16).unwrap(), c.create_cq(16).unwrap());
+    let mut qp = c.create_qp(pd, &scq, &rcq, CAPS).unwrap();
+    connect(&mut c, &mut qp, 1, KIND, 9, 0, 0).unwrap();
+    // Three sends to a peer that never answers and three receives nobody fills.
+    let wr = |id| SendWr { wr_id: id, op: SendOp::Write, flags: 0, local_addr: buf.iova, length: 8, lkey: mr.key(), remote_addr: 0, rkey: 1, imm: 0 };
+    let recv = |id| rnic_driver::verbs::RecvWr { wr_id: id, addr: buf.iova, length: 64, lkey: mr.key() };
+    for id in [10, 11, 12] {
+        c.post_send(&mut qp, &wr(id)).unwrap();
+    }
+    c.post_recv(&mut qp, &[recv(20), recv(21), recv(22)]).unwrap();
+    assert!(matches!(c.dereg_mr(mr), Err(VerbsError::InUse(..))), "posted sends read under its key");
+    c.modify_qp(&mut qp, QpState::Error, &Default::default()).unwrap();
+    let ids = |v: Vec<Wc>| v.iter().map(|w| (w.wr_id, w.status, w.byte_len, w.qpn)).collect::<Vec<_>>();
+    let flushed = |ids: &[u64]| ids.iter().map(|&i| (i, CqStatus::Flushed, 0, qp.qpn)).collect::<Vec<_>>();
+    assert_eq!(ids(c.poll_cq(&mut scq, 2).unwrap()), flushed(&[10, 11]), "send flushes go to the send CQ, at most max");
+    assert_eq!(ids(c.poll_cq(&mut scq, 8).unwrap()), flushed(&[12]));
+    assert_eq!(ids(c.poll_cq(&mut scq, 8).unwrap()), []);
+    let r = c.poll_cq(&mut rcq, 8).unwrap();
+    assert!(r.iter().all(|w| w.op == rnic_spec::desc::CqOp::Recv));
+    assert_eq!(ids(r), flushed(&[20, 21, 22]), "receive flushes go to the receive CQ");
+    assert_eq!(c.sq_free(&qp), CAPS.sq_entries);
+    assert!(matches!(c.post_send(&mut qp, &wr(13)), Err(VerbsError::NotReadyToSend(QpState::Error))));
+    let mr2 = c.reg_mr(pd, buf.iova, 4096, access::LOCAL_WRITE).unwrap();
+    c.dereg_mr(mr).unwrap();
+
+    // Back through Reset the QP works again (nothing left to flush).
+    c.modify_qp(&mut qp, QpState::Reset, &Default::default()).unwrap();
+    connect(&mut c, &mut qp, 1, KIND, 9, 0, 0).unwrap();
+    c.post_send(&mut qp, &SendWr { lkey: mr2.key(), ..wr(14) }).unwrap();
+    assert_eq!(ids(c.poll_cq(&mut scq, 8).unwrap()), [], "not flushed: the QP is in Rts");
 }

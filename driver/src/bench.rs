@@ -226,7 +226,7 @@ pub fn goodput_over(
     let link = LinkConfig { faults, ..LinkConfig::default() };
     let (world, mut a, mut b) = try_two_cards(link).map_err(|e| e.to_string())?;
     let e = |e: crate::verbs::VerbsError| e.to_string();
-    let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
+    let (pa, pb) = (a.alloc_pd().map_err(e)?, b.alloc_pd().map_err(e)?);
     let messages = (bytes / size).clamp(64, 512).div_ceil(qps) * qps;
     let per_qp = messages / qps;
     let src = a.alloc_buf(size, 4096).map_err(e)?;

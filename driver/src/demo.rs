@@ -77,7 +77,7 @@ pub fn run(trace: Option<&str>, faults: Faults) -> Result<Demo, String> {
         w.nics[1].model().trace(&second).map_err(|e| format!("cannot trace to {second}: {e}"))?;
     }
     let e = |e: crate::verbs::VerbsError| e.to_string();
-    let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
+    let (pa, pb) = (a.alloc_pd().map_err(e)?, b.alloc_pd().map_err(e)?);
     let (mut cqa, mut cqb) = (a.create_cq(256).map_err(e)?, b.create_cq(256).map_err(e)?);
     let max = *SIZES.iter().max().expect("sizes");
     let src = a.alloc_buf(max, 4096).map_err(e)?;

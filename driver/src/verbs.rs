@@ -12,10 +12,17 @@
 
 use crate::bus::{Bus, BusError};
 use crate::device::{Device, DeviceError};
-use rnic_spec::desc::{cqe_flags, doorbell, CqOp, CqStatus, Cqe, RecvWqe, SendOp, SendWqe, CQE_LEN, RECV_WQE_LEN, SEND_WQE_LEN};
+use rnic_spec::desc::{cqe_flags, doorbell, send_flags, CqOp, CqStatus, Cqe, RecvWqe, SendOp, SendWqe, CQE_LEN, RECV_WQE_LEN, SEND_WQE_LEN};
 use std::collections::{HashMap, HashSet};
 use rnic_spec::mr::{self, MemoryRegion};
 use rnic_spec::qp::{PortAddress, QpContext, RemoteIp, MAX_MESSAGE, PMTU_LOG2_MAX, PMTU_LOG2_MIN, RQ_LOG_SIZE_MAX, SQ_LOG_SIZE_MAX};
+
+/// Cycles `destroy_qp` and `destroy_cq` wait between stopping a queue on the card and
+/// freeing its ring, and `modify_qp` after stopping a QP with outstanding sends: 10 µs, over
+/// ten host-memory round trips, for a WQE read or CQE write already issued to finish. (A
+/// time-based grace period; a per-QP commit generation in the requester would make it
+/// exact.)
+const QUIESCE_CYCLES: u64 = 2_500;
 
 /// Local ACK timeout of a QP whose `QpAttr::timeout` is not given: 4.096 µs × 2^14 = 67 ms,
 /// perftest's default.
@@ -34,6 +41,10 @@ pub enum VerbsError {
     NoMrSlot,
     /// Every completion-queue slot of the card is in use.
     NoCq,
+    /// Every protection-domain number is in use.
+    NoPd,
+    /// The QP handle is not one of this context's live QPs (destroyed, or a stale copy).
+    UnknownQp(u32),
     /// The card wrote a completion the driver cannot match to a work request.
     StrayCompletion { qpn: u32, wqe_index: u16 },
     /// The region is not one of this context's, or was deregistered.
@@ -70,6 +81,8 @@ impl std::fmt::Display for VerbsError {
             VerbsError::NoQp => write!(f, "all {} queue pairs are in use: destroy one first", regs::QPS - FIRST_QPN),
             VerbsError::NoMrSlot => write!(f, "all {} memory-region slots are in use: deregister one first", regs::MRS - 1),
             VerbsError::NoCq => write!(f, "all {} completion queues are in use: destroy one first", regs::CQS),
+            VerbsError::NoPd => write!(f, "all 65535 protection domains are in use: deallocate one first"),
+            VerbsError::UnknownQp(qpn) => write!(f, "QP {qpn} is not a live QP of this context (destroyed, or a stale handle): use the one create_qp returned"),
             VerbsError::StrayCompletion { qpn, wqe_index } => {
                 write!(f, "completion for QP {qpn} index {wqe_index} matches no posted work request (card or driver bug)")
             }
@@ -242,6 +255,8 @@ impl SendWr {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cq {
     pub cqn: u32,
+    /// Which creation this handle is of (a CQ number is used again once destroyed).
+    id: u64,
     ring: DmaBuf,
     log_size: u8,
     /// Entries consumed so far.
@@ -275,6 +290,8 @@ pub struct Wc {
 /// length) and receive (wr_id).
 #[derive(Debug, Clone, Default)]
 struct Book {
+    /// The `Qp::id` of the QP these books are of.
+    id: u64,
     pd: u16,
     send_cq: u32,
     recv_cq: u32,
@@ -282,9 +299,26 @@ struct Book {
     sq: Option<DmaBuf>,
     rq: Option<DmaBuf>,
     sq_size: u32,
-    posted: HashMap<u16, (u64, SendOp, u32)>,
+    /// By send-queue index: wr_id, operation, length, lkey.
+    posted: HashMap<u16, (u64, SendOp, u32, u32)>,
     rq_size: u32,
     received: HashMap<u16, u64>,
+    /// The QP was moved to Error: what is still on the books completes as Flushed.
+    flushing: bool,
+    /// Every send asks for a completion (`sq_sig_all`), whatever its flags say.
+    sig_all: bool,
+}
+
+impl Book {
+    /// The indexes of a queue's outstanding entries, oldest first. They are contiguous (each
+    /// queue completes in order) and fewer than 2^16, so the oldest is the one whose
+    /// predecessor is not outstanding.
+    fn in_order<T>(entries: &HashMap<u16, T>) -> Vec<u16> {
+        let Some(&oldest) = entries.keys().find(|k| !entries.contains_key(&k.wrapping_sub(1))) else {
+            return Vec::new();
+        };
+        (0..entries.len() as u16).map(|k| oldest.wrapping_add(k)).collect()
+    }
 }
 
 /// A queue pair.
@@ -293,6 +327,8 @@ pub struct Qp {
     pub qpn: u32,
     pub pd: Pd,
     pub state: QpState,
+    /// Which creation this handle is of (a QP number is used again once destroyed).
+    id: u64,
     sq: DmaBuf,
     sq_log_size: u8,
     /// Producer index (modulo 2^16, as the doorbell carries it) and WQEs posted in all.
@@ -324,8 +360,12 @@ pub struct Context<B: Bus> {
     next_pd: u16,
     pds: HashSet<u16>,
     qps: Vec<bool>,
-    /// The ring of each CQ in use.
-    cqs: Vec<Option<DmaBuf>>,
+    /// The id and ring of each CQ in use.
+    cqs: Vec<Option<(u64, DmaBuf)>>,
+    /// Live DMA allocations: IOVA → length.
+    bufs: HashMap<u64, usize>,
+    /// Ids for QP and CQ handles.
+    next_id: u64,
     books: HashMap<u32, Book>,
     mrs: Vec<Option<MemoryRegion>>,
     /// Bumped on every registration so a reused slot gets a new key (stale keys fail).
@@ -358,6 +398,8 @@ impl<B: Bus> Context<B> {
             pds: HashSet::new(),
             qps,
             cqs: vec![None; info.cqs as usize],
+            bufs: HashMap::new(),
+            next_id: 1,
             books: HashMap::new(),
             mrs: vec![None; info.mrs as usize],
             key_generation,
@@ -373,7 +415,10 @@ impl<B: Bus> Context<B> {
         &self.mrs
     }
 
-    pub fn alloc_pd(&mut self) -> Pd {
+    pub fn alloc_pd(&mut self) -> Result<Pd, VerbsError> {
+        if self.pds.len() >= u16::MAX as usize {
+            return Err(VerbsError::NoPd);
+        }
         // PD 0 is never handed out; numbers of live PDs are skipped when the counter wraps.
         while self.next_pd == 0 || self.pds.contains(&self.next_pd) {
             self.next_pd = self.next_pd.wrapping_add(1);
@@ -381,7 +426,7 @@ impl<B: Bus> Context<B> {
         let pd = Pd(self.next_pd);
         self.pds.insert(pd.0);
         self.next_pd = self.next_pd.wrapping_add(1);
-        pd
+        Ok(pd)
     }
 
     /// Give a protection domain back; refused while a memory region or QP is in it.
@@ -408,23 +453,33 @@ impl<B: Bus> Context<B> {
 
     /// DMA memory for buffers, `align` a power of two up to 4096.
     pub fn alloc_buf(&mut self, len: usize, align: usize) -> Result<DmaBuf, VerbsError> {
-        Ok(DmaBuf { iova: self.dev.bus().dma_alloc(len, align)?, len })
+        let iova = self.dev.bus().dma_alloc(len, align)?;
+        self.bufs.insert(iova, len);
+        Ok(DmaBuf { iova, len })
+    }
+
+    /// Give an allocation back to the bus, unchecked (its users are gone).
+    fn release_buf(&mut self, iova: u64) -> Result<(), VerbsError> {
+        self.bufs.remove(&iova);
+        Ok(self.dev.bus().dma_free(iova)?)
     }
 
     /// Give DMA memory back (`buf` as `alloc_buf` returned it); refused while a memory region
     /// covers any of it (deregister it first) or while it holds a queue's ring.
     pub fn free_buf(&mut self, buf: DmaBuf) -> Result<(), VerbsError> {
-        let (start, end) = (buf.iova, buf.iova.saturating_add(buf.len as u64));
+        // The allocation's own length, whatever the handle says.
+        let len = *self.bufs.get(&buf.iova).ok_or(VerbsError::Bus(BusError::NotAllocated(buf.iova)))?;
+        let (start, end) = (buf.iova, buf.iova.saturating_add(len as u64));
         let overlaps = |iova: u64, len: u64| iova < end && start < iova.saturating_add(len);
         let in_use = |by: String| Err(VerbsError::InUse(format!("the buffer at {:#x}", buf.iova), by));
         if let Some(r) = self.mrs.iter().flatten().find(|r| overlaps(r.base, r.length as u64)) {
             return in_use(format!("memory region {:#x}", r.key));
         }
-        let rings = self.cqs.iter().flatten().chain(self.books.values().flat_map(|b| b.sq.iter().chain(b.rq.iter())));
+        let rings = self.cqs.iter().flatten().map(|c| &c.1).chain(self.books.values().flat_map(|b| b.sq.iter().chain(b.rq.iter())));
         if rings.into_iter().any(|r| overlaps(r.iova, r.len as u64)) {
             return in_use("a queue's ring: destroy the QP or CQ".into());
         }
-        Ok(self.dev.bus().dma_free(buf.iova)?)
+        self.release_buf(buf.iova)
     }
 
     pub fn write_buf(&mut self, iova: u64, data: &[u8]) -> Result<(), VerbsError> {
@@ -457,6 +512,10 @@ impl<B: Bus> Context<B> {
         if self.mrs[slot] != Some(mr.region) {
             return Err(VerbsError::UnknownMr(mr.key()));
         }
+        // The requester reads a send's payload under its lkey while the send is outstanding.
+        if let Some((qpn, _)) = self.books.iter().find(|(_, b)| b.posted.values().any(|p| p.3 == mr.key())) {
+            return Err(VerbsError::InUse(format!("memory region {:#x}", mr.key()), format!("a posted send of QP {qpn}: poll its completion first")));
+        }
         self.dev.clear_mr(mr.key())?;
         self.mrs[slot] = None;
         Ok(())
@@ -471,11 +530,13 @@ impl<B: Bus> Context<B> {
         let ring = self.alloc_buf(entries as usize * CQE_LEN, 4096)?;
         let log_size = entries.trailing_zeros() as u8;
         if let Err(e) = self.write_cq(cqn, ring.iova, log_size) {
-            let _ = self.dev.bus().dma_free(ring.iova);
+            let _ = self.release_buf(ring.iova);
             return Err(e);
         }
-        self.cqs[cqn as usize] = Some(ring);
-        Ok(Cq { cqn, ring, log_size, ci: 0 })
+        let id = self.next_id;
+        self.next_id += 1;
+        self.cqs[cqn as usize] = Some((id, ring));
+        Ok(Cq { cqn, id, ring, log_size, ci: 0 })
     }
 
     fn write_cq(&mut self, cqn: u32, base: u64, log_size: u8) -> Result<(), VerbsError> {
@@ -488,15 +549,29 @@ impl<B: Bus> Context<B> {
     /// Destroy a completion queue (refused while a QP reports to it): the card forgets its
     /// ring, whose memory is freed.
     pub fn destroy_cq(&mut self, cq: Cq) -> Result<(), VerbsError> {
-        if self.cqs.get(cq.cqn as usize).copied().flatten() != Some(cq.ring) {
-            return Err(VerbsError::UnknownCq(cq.cqn));
-        }
+        self.check_cq(&cq)?;
         if let Some((qpn, _)) = self.books.iter().find(|(_, b)| b.send_cq == cq.cqn || b.recv_cq == cq.cqn) {
             return Err(VerbsError::InUse(format!("completion queue {}", cq.cqn), format!("QP {qpn}")));
         }
         self.write_cq(cq.cqn, 0, 0)?;
         self.cqs[cq.cqn as usize] = None;
-        Ok(self.dev.bus().dma_free(cq.ring.iova)?)
+        // A CQE already on its way still lands in the ring: let it, then free the ring.
+        self.dev.bus().wait(QUIESCE_CYCLES);
+        self.release_buf(cq.ring.iova)
+    }
+
+    fn check_cq(&self, cq: &Cq) -> Result<(), VerbsError> {
+        match self.cqs.get(cq.cqn as usize) {
+            Some(Some((id, _))) if *id == cq.id => Ok(()),
+            _ => Err(VerbsError::UnknownCq(cq.cqn)),
+        }
+    }
+
+    fn check_qp(&self, qp: &Qp) -> Result<(), VerbsError> {
+        match self.books.get(&qp.qpn) {
+            Some(b) if b.id == qp.id => Ok(()),
+            _ => Err(VerbsError::UnknownQp(qp.qpn)),
+        }
     }
 
     /// Up to `max` new completions of `cq`, oldest first; their send-queue slots are free again.
@@ -505,6 +580,7 @@ impl<B: Bus> Context<B> {
     /// as `StrayCompletion` on a call that has nothing else to return; completions before it
     /// are returned first, so none is lost and the queue never wedges on it.
     pub fn poll_cq(&mut self, cq: &mut Cq, max: usize) -> Result<Vec<Wc>, VerbsError> {
+        self.check_cq(cq)?;
         let mut out = Vec::new();
         let mut stray = None;
         while out.len() < max {
@@ -530,7 +606,41 @@ impl<B: Bus> Context<B> {
             // The entries are free again: the card may write over them.
             self.dev.write("doorbell", "cq", doorbell(cq.cqn as u16, cq.ci as u16))?;
         }
+        if stray.is_none() && out.len() < max {
+            // The ring is empty: what QPs in Error still have outstanding comes after it.
+            self.flush(cq.cqn, max - out.len(), &mut out);
+        }
         stray.map_or(Ok(out), Err)
+    }
+
+    /// Up to `max` Flushed completions for the work requests still outstanding on QPs in
+    /// Error that report to CQ `cqn`, oldest first per queue. The driver makes them (as
+    /// software-flush providers do): the card stopped the QP at the Error commit and
+    /// completes nothing more of it.
+    fn flush(&mut self, cqn: u32, max: usize, out: &mut Vec<Wc>) {
+        let mut qpns: Vec<u32> = self.books.iter().filter(|(_, b)| b.flushing).map(|(q, _)| *q).collect();
+        qpns.sort_unstable();
+        for qpn in qpns {
+            let book = self.books.get_mut(&qpn).expect("book");
+            let flushed = |wr_id, op| Wc { wr_id, status: CqStatus::Flushed, op, byte_len: 0, qpn, imm: None };
+            if book.send_cq == cqn {
+                for index in Book::in_order(&book.posted) {
+                    if out.len() == max {
+                        return;
+                    }
+                    let (wr_id, op, _, _) = book.posted.remove(&index).expect("outstanding");
+                    out.push(flushed(wr_id, if op.is_rdma() { CqOp::Write } else { CqOp::Send }));
+                }
+            }
+            if book.recv_cq == cqn {
+                for index in Book::in_order(&book.received) {
+                    if out.len() == max {
+                        return;
+                    }
+                    out.push(flushed(book.received.remove(&index).expect("outstanding"), CqOp::Recv));
+                }
+            }
+        }
     }
 
     /// The work completion of a CQE, its work request taken off the books; None if the CQE
@@ -544,7 +654,16 @@ impl<B: Bus> Context<B> {
             let imm = (e.flags & cqe_flags::IMM != 0).then_some(e.imm);
             Some(Wc { wr_id, status, op, byte_len: e.byte_len, qpn: e.qpn, imm })
         } else {
-            let (wr_id, op, len) = book.posted.remove(&e.wqe_index)?;
+            if !book.posted.contains_key(&e.wqe_index) {
+                return None;
+            }
+            // The WQEs before it that completed silently (without SIGNALED) are done too:
+            // the queue completes in order.
+            let older: Vec<u16> = Book::in_order(&book.posted).into_iter().take_while(|&i| i != e.wqe_index).collect();
+            for i in older {
+                book.posted.remove(&i);
+            }
+            let (wr_id, op, len, _) = book.posted.remove(&e.wqe_index)?;
             let byte_len = if status == CqStatus::Success { len } else { 0 };
             Some(Wc { wr_id, status, op: if op.is_rdma() { CqOp::Write } else { CqOp::Send }, byte_len, qpn: e.qpn, imm: None })
         }
@@ -560,9 +679,7 @@ impl<B: Bus> Context<B> {
         }
         self.check_pd(pd)?;
         for cq in [send_cq, recv_cq] {
-            if self.cqs.get(cq.cqn as usize).copied().flatten() != Some(cq.ring) {
-                return Err(VerbsError::UnknownCq(cq.cqn));
-            }
+            self.check_cq(cq)?;
         }
         let (sq_entries, rq_entries) = (caps.sq_entries, caps.rq_entries);
         let qpn = self.qps.iter().position(|used| !used).ok_or(VerbsError::NoQp)? as u32;
@@ -570,7 +687,7 @@ impl<B: Bus> Context<B> {
         let rq = match self.alloc_buf(rq_entries as usize * RECV_WQE_LEN, 4096) {
             Ok(rq) => rq,
             Err(e) => {
-                let _ = self.dev.bus().dma_free(sq.iova);
+                let _ = self.release_buf(sq.iova);
                 return Err(e);
             }
         };
@@ -590,12 +707,15 @@ impl<B: Bus> Context<B> {
         };
         if let Err(e) = self.dev.write_qp(qpn, &ctx) {
             for ring in [sq, rq] {
-                let _ = self.dev.bus().dma_free(ring.iova);
+                let _ = self.release_buf(ring.iova);
             }
             return Err(e.into());
         }
         self.qps[qpn as usize] = true;
+        let id = self.next_id;
+        self.next_id += 1;
         let book = Book {
+            id,
             pd: pd.0,
             send_cq: send_cq.cqn,
             recv_cq: recv_cq.cqn,
@@ -603,16 +723,19 @@ impl<B: Bus> Context<B> {
             rq: Some(rq),
             sq_size: sq_entries,
             rq_size: rq_entries,
+            sig_all: true,
             ..Default::default()
         };
         self.books.insert(qpn, book);
-        Ok(Qp { qpn, pd, state: QpState::Reset, sq, sq_log_size: ctx.sq_log_size, sq_pi: 0, posted: 0, rq, rq_pi: 0, ctx })
+        Ok(Qp { qpn, pd, state: QpState::Reset, id, sq, sq_log_size: ctx.sq_log_size, sq_pi: 0, posted: 0, rq, rq_pi: 0, ctx })
     }
 
     /// Move `qp` to `to`, applying `attr` (the verbs transitions: Reset → Init → Rtr → Rts;
-    /// any state → Error or Reset).
+    /// any state → Error, after which `poll_cq` returns every outstanding send and receive
+    /// work request as Flushed, oldest first; any state → Reset, which discards them).
     pub fn modify_qp(&mut self, qp: &mut Qp, to: QpState, attr: &QpAttr) -> Result<(), VerbsError> {
         use QpState::*;
+        self.check_qp(qp)?;
         let allowed = matches!((qp.state, to), (Reset, Init) | (Init, Init) | (Init, Rtr) | (Rtr, Rts) | (Rts, Rts) | (_, Error) | (_, Reset));
         if !allowed {
             return Err(VerbsError::BadTransition { from: qp.state, to });
@@ -675,30 +798,41 @@ impl<B: Bus> Context<B> {
         ctx.state = to.code();
         // The driver's view changes only once the card has taken the new context.
         self.dev.write_qp(qp.qpn, &ctx)?;
+        if self.books.get(&qp.qpn).is_some_and(|b| !b.posted.is_empty()) {
+            // The requester commits a QP's context on the promise that its send queue is
+            // idle; a WQE it fetched before this commit is still on its way. Let it land
+            // before anything else happens to the QP or its regions.
+            self.dev.bus().wait(QUIESCE_CYCLES);
+        }
+        if let Some(b) = self.books.get_mut(&qp.qpn) {
+            b.flushing = to == Error;
+            if to == Reset {
+                b.posted.clear();
+                b.received.clear();
+            }
+        }
         if to == Reset {
             qp.sq_pi = 0;
             qp.posted = 0;
             qp.rq_pi = 0;
-            if let Some(b) = self.books.get_mut(&qp.qpn) {
-                b.posted.clear();
-                b.received.clear();
-            }
         }
         qp.ctx = ctx;
         qp.state = to;
         Ok(())
     }
 
-    /// Destroy a QP: it goes to Reset (the card stops it) and its rings are freed.
+    /// Destroy a QP: it goes to Reset (the card stops it) and, after a grace period for a
+    /// WQE read already on its way, its rings are freed.
     pub fn destroy_qp(&mut self, mut qp: Qp) -> Result<(), VerbsError> {
+        let used = qp.posted != 0 || qp.rq_pi != 0;
         self.modify_qp(&mut qp, QpState::Reset, &QpAttr::default())?;
         self.qps[qp.qpn as usize] = false;
-        if let Some(b) = self.books.remove(&qp.qpn) {
-            for ring in b.sq.iter().chain(b.rq.iter()) {
-                self.dev.bus().dma_free(ring.iova)?;
-            }
+        let book = self.books.remove(&qp.qpn).expect("checked by modify_qp");
+        if used {
+            self.dev.bus().wait(QUIESCE_CYCLES);
         }
-        Ok(())
+        let freed: Vec<_> = [book.sq, book.rq].into_iter().flatten().map(|r| self.release_buf(r.iova)).collect();
+        freed.into_iter().collect()
     }
 
     /// Post one send work request: the WQE goes into the send queue in host memory, then the
@@ -710,6 +844,15 @@ impl<B: Bus> Context<B> {
     /// Post work requests with one doorbell for all of them (as `ibv_post_send` takes a list).
     /// Each is checked before any is written: on an error nothing is posted.
     /// Send-queue slots free for `post_send` (slots return as their completions are polled).
+    /// Whether every send of `qp` asks for a completion (`sq_sig_all`; on when created), or
+    /// only those with `send_flags::SIGNALED`. Without, a successful send completes
+    /// silently and its slot is free once a later completion of the queue is polled.
+    pub fn set_sq_sig_all(&mut self, qp: &Qp, on: bool) -> Result<(), VerbsError> {
+        self.check_qp(qp)?;
+        self.books.get_mut(&qp.qpn).expect("checked").sig_all = on;
+        Ok(())
+    }
+
     pub fn sq_free(&self, qp: &Qp) -> u32 {
         self.books.get(&qp.qpn).map_or(0, |b| b.sq_size - b.posted.len() as u32)
     }
@@ -718,15 +861,20 @@ impl<B: Bus> Context<B> {
         for wr in wrs {
             self.check_send(qp, wr)?;
         }
-        let book = self.books.get(&qp.qpn).ok_or(VerbsError::NotReadyToSend(qp.state))?;
+        self.check_qp(qp)?;
+        let book = &self.books[&qp.qpn];
         if book.posted.len() + wrs.len() > book.sq_size as usize {
             return Err(VerbsError::SendQueueFull { qpn: qp.qpn, size: qp.sq_size() });
         }
+        let sig_all = book.sig_all;
         for wr in wrs {
-            let wqe = wr.wqe();
+            let mut wqe = wr.wqe();
+            if sig_all {
+                wqe.flags |= send_flags::SIGNALED;
+            }
             let slot = qp.sq_pi as u64 & (qp.sq_size() as u64 - 1);
             self.write_buf(qp.sq.iova + slot * SEND_WQE_LEN as u64, &wqe.pack())?;
-            self.books.get_mut(&qp.qpn).expect("book").posted.insert(qp.sq_pi, (wr.wr_id, wr.op, wr.length));
+            self.books.get_mut(&qp.qpn).expect("book").posted.insert(qp.sq_pi, (wr.wr_id, wr.op, wr.length, wr.lkey));
             qp.sq_pi = qp.sq_pi.wrapping_add(1);
             qp.posted += 1;
         }
@@ -743,7 +891,8 @@ impl<B: Bus> Context<B> {
         if !matches!(qp.state, QpState::Init | QpState::Rtr | QpState::Rts) {
             return Err(VerbsError::NotReadyToReceive(qp.state));
         }
-        let book = self.books.get(&qp.qpn).ok_or(VerbsError::NotReadyToReceive(qp.state))?;
+        self.check_qp(qp)?;
+        let book = &self.books[&qp.qpn];
         if book.received.len() + wrs.len() > book.rq_size as usize {
             return Err(VerbsError::RecvQueueFull { qpn: qp.qpn, size: qp.rq_size() });
         }
@@ -783,4 +932,18 @@ impl<B: Bus> Context<B> {
 /// hash different QPs onto different paths (IBTA A17.5.1.1 leaves the choice to the sender).
 pub fn udp_source_port(qpn: u32) -> u16 {
     0xC000 | ((qpn.wrapping_mul(0x9E37) >> 2) & 0x3FFF) as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outstanding_entries_come_oldest_first_across_the_index_wrap() {
+        let book: HashMap<u16, ()> = [0xFFFE, 1, 0xFFFF, 0].into_iter().map(|k| (k, ())).collect();
+        assert_eq!(Book::in_order(&book), [0xFFFE, 0xFFFF, 0, 1]);
+        let book: HashMap<u16, ()> = [7, 5, 6].into_iter().map(|k| (k, ())).collect();
+        assert_eq!(Book::in_order(&book), [5, 6, 7]);
+        assert!(Book::in_order(&HashMap::<u16, ()>::new()).is_empty());
+    }
 }

@@ -125,6 +125,7 @@ impl Bus for VfioBus {
         let size = len.checked_next_multiple_of(page).ok_or(no.clone())?;
         let iova = self.iova.alloc(size, page.min(4096))?;
         if !iommu.valid_iova_ranges().iter().any(|r| r.start <= iova && iova + size as u64 <= r.end) {
+            self.iova.free(iova)?;
             return Err(no);
         }
         // SAFETY: an anonymous private mapping of `size` bytes; no other memory is touched and
@@ -133,15 +134,17 @@ impl Bus for VfioBus {
             libc::mmap(std::ptr::null_mut(), size, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_POPULATE, -1, 0)
         };
         if ptr == libc::MAP_FAILED {
+            self.iova.free(iova)?;
             return Err(no);
         }
         // SAFETY: `ptr` is a live, page-aligned mapping of `size` bytes owned by this bus until
-        // Drop, which unmaps it from the IOMMU before releasing it, so the device never reaches
-        // memory the process has given back.
+        // `dma_free` or Drop, which unmap it from the IOMMU before releasing it, so the device
+        // never reaches memory the process has given back.
         let mapped = unsafe { iommu.map(iova, size, ptr as *const u8, Permissions::ReadWrite) };
         if mapped.is_err() {
             // SAFETY: the mapping made above, not shared with anyone.
             unsafe { libc::munmap(ptr, size) };
+            self.iova.free(iova)?;
             return Err(no);
         }
         self.buffers.push(DmaBuffer { iova, ptr: ptr as *mut u8, len: size });

@@ -483,6 +483,7 @@ impl Logic for Nic {
         self.cpl.cq_log_size.next = self.csr.control[43].val();
         self.cpl.sent_valid.next = self.req.sent_valid.val();
         self.cpl.sent_qp.next = self.req.sent_qp.val();
+        self.cpl.sent_signaled.next = self.req.sent_signaled.val();
         self.cpl.err_valid.next = self.req.err_valid.val();
         self.req.err_ready.next = self.cpl.err_ready.val();
         self.cpl.err_status.next = self.req.err_status.val();

@@ -23,8 +23,18 @@
 //! WQEs the requester refuses (a bad local key, ...) take their place in the order too: the
 //! first one's error, and `Flushed` for every WQE after it, complete as soon as every WQE
 //! before the first has completed; the QP is broken from then on.
+//!
+//! Every completion takes its place in this order, but only some are written as CQEs:
+//! [`writes_cqe`]. Software frees the slots of the silent ones when the next CQE of the
+//! queue arrives (as verbs has it for unsignaled sends).
 
 use crate::desc::CqStatus;
+
+/// Whether a send completion is written as a CQE: always for an error (or a flush), for a
+/// success only when its WQE asked for one (`send_flags::SIGNALED`).
+pub fn writes_cqe(signaled: bool, status: CqStatus) -> bool {
+    signaled || status != CqStatus::Success
+}
 use crate::responder::aeth;
 use crate::wire::psn;
 

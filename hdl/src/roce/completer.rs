@@ -58,6 +58,11 @@ pack_word! {
     lsb_first QpCqs: 22 { send: 8, recv: 8, retry_cnt: 3, rnr_retry: 3 }
 }
 pack_word! { lsb_first CqOffset: 64 { zero: 5, index: 16 } }
+pack_word! {
+    /// Where a WQE's SIGNALED flag is kept: its QP and its send-queue index modulo 256 (a
+    /// send queue holds at most 256 WQEs, `qp::SQ_LOG_SIZE_MAX`).
+    lsb_first SigAddr: 16 { index: 8, qp: 8 }
+}
 pack_word! { lsb_first Owner8: 8 { flag: 1 } }
 
 const C_IDLE: u64 = 0;
@@ -93,9 +98,12 @@ crate::hdl_block! {
         /// `doorbell.cq`: a CQ's new consumer index.
         pub cq_doorbell_valid: Signal<In, Bit>,
         pub cq_doorbell: Signal<In, Bits<32>>,
-        /// The requester sent a WQE (its last packet is out) on this QP.
+        /// The requester sent a new WQE on this QP (its first packet is out); it asked for a
+        /// completion (SIGNALED). A successful WQE that did not completes silently: no CQE
+        /// (errors and flushes always get one).
         pub sent_valid: Signal<In, Bit>,
         pub sent_qp: Signal<In, Bits<QP_SLOT_BITS>>,
+        pub sent_signaled: Signal<In, Bit>,
         /// The requester refused or flushed a WQE of `sent_qp` (taken when `err_ready`).
         pub err_valid: Signal<In, Bit>,
         pub err_ready: Signal<Out, Bit>,
@@ -240,8 +248,15 @@ crate::hdl_block! {
         n_overflows: DFF<Bits<32>>,
         db_ok: Signal<Local, Bit>,
         cq_drop: Signal<Local, Bit>,
-        /// Sent events wait here for their read-modify-write of `sent_ram`.
+        /// Sent events wait here for their read-modify-write of `sent_ram` (b: SIGNALED).
         sent_q: RamFifo<5, 4, QP_SLOT_BITS, 1, 1>,
+        /// Each sent WQE's SIGNALED flag, by QP and index (`SigAddr`).
+        sig_ram: RAM<Bit, 16>,
+        sig_w: SigAddr,
+        sig_r: SigAddr,
+        s_sig: DFF<Bit>,
+        /// The CQE in hand is a silent success: it completes without a write.
+        silent: Signal<Local, Bit>,
         sent_tail: DFF<Bits<5>>,
         s_busy: DFF<Bit>,
         s_qp: DFF<Bits<QP_SLOT_BITS>>,
@@ -335,7 +350,7 @@ impl Logic for Completer {
             self, clock, sent_tail, s_busy, s_qp, local_tail, s_status, is_local, l_idx, l_status, e_valid, e_from, e_status, state, is_recv, r_len, r_imm, r_op, r_flags, ack_q, syn, msn, cqn, sent, d_idx, d_msn, broken, ring_base,
             cq_mask, cq_log, pi, left, db_last, db_last_cq, db_last_ci, ci, cq_size, n_overflows, status, is_error, cmd_done, beat_done, n_acks, n_naks, n_cqes, n_unexpected,
             act, act_skip, act_retry, brk_status, kill, is_tmo, is_rnr_exp, rnr_t, progress, rewound, tcmd_rnr, a_psn, cfg_retry, cfg_rnr,
-            retry_left, rnr_left, n_seq, n_rnr, n_tmo, n_rw, n_exc, published, fenced, nak_seen, nak_psn
+            retry_left, rnr_left, n_seq, n_rnr, n_tmo, n_rw, n_exc, published, fenced, nak_seen, nak_psn, s_sig
         );
         self.timer.clock.next = self.clock.val();
         self.timer.qp_commit_valid.next = self.qp_commit_valid.val();
@@ -345,6 +360,8 @@ impl Logic for Completer {
         self.sent_ram.write_clock.next = self.clock.val();
         self.sent_copy.read_clock.next = self.clock.val();
         self.sent_copy.write_clock.next = self.clock.val();
+        self.sig_ram.read_clock.next = self.clock.val();
+        self.sig_ram.write_clock.next = self.clock.val();
         self.done_ram.read_clock.next = self.clock.val();
         self.done_ram.write_clock.next = self.clock.val();
         self.cq_of.read_clock.next = self.clock.val();
@@ -379,6 +396,9 @@ impl Logic for Completer {
         self.sent_q.wr_addr.next = self.sent_tail.q.val().get_bits::<4>(0);
         self.sent_q.wr_a.next = self.sent_qp.val();
         self.sent_q.wr_b.next = self.zero1.val();
+        if self.sent_signaled.val() {
+            self.sent_q.wr_b.next = self.one1.val();
+        }
         self.sent_q.wr_c.next = self.zero1.val();
         self.sent_q.tail.next = self.sent_tail.q.val();
         if self.sent_valid.val() {
@@ -393,6 +413,7 @@ impl Logic for Completer {
             self.s_busy.d.next = true;
             self.s_qp.d.next = self.sent_q.out_a.val();
             self.s_status.d.next = self.zero8.val();
+            self.s_sig.d.next = self.sent_q.out_b.val() == self.one1.val();
         }
         // A refused WQE is counted the same way once every sent event before it is, and goes
         // on to the FSM with its index (the count before it); the requester waits till then.
@@ -446,6 +467,12 @@ impl Logic for Completer {
             self.sent_ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
             self.sent_ram.write_data.next = self.zero16.val();
         }
+        // The sent WQE's index is the count before it.
+        self.sig_w.index.next = self.sent_ram.read_data.val().get_bits::<8>(0);
+        self.sig_w.qp.next = self.s_qp.q.val();
+        self.sig_ram.write_enable.next = self.s_fire.val() & (self.s_status.q.val() == self.zero8.val());
+        self.sig_ram.write_address.next = self.sig_w.word.val();
+        self.sig_ram.write_data.next = self.s_sig.q.val();
         self.sent_copy.write_enable.next = self.sent_ram.write_enable.val();
         self.sent_copy.write_address.next = self.sent_ram.write_address.val();
         self.sent_copy.write_data.next = self.sent_ram.write_data.val();
@@ -548,10 +575,18 @@ impl Logic for Completer {
         // The CQE: its ring slot, and its bytes.
         self.cq_off.zero.next = self.zero5.val();
         self.cq_off.index.next = self.pi.q.val() & self.cq_mask.q.val();
-        // (The room check is spelled out in each use: see the requester on valid / ready.)
+        // A success of a WQE without SIGNALED writes nothing. (The flag is read by QP and
+        // index; the fence's two cycles pass before it is used.)
+        self.sig_r.index.next = self.d_idx.q.val().get_bits::<8>(0);
+        self.sig_r.qp.next = self.ack_q.q.val();
+        self.sig_ram.read_address.next = self.sig_r.word.val();
+        self.silent.next = !self.is_recv.q.val() & (self.status.q.val() == self.st_ok.val()) & !self.sig_ram.read_data.val();
+        // (The room check and `silent` are spelled out in each use: see the requester on
+        // valid / ready.)
         self.wr_valid.next = (self.state.q.val() == self.c_cqe.val())
             & !self.cmd_done.q.val()
             & (self.is_recv.q.val() | self.fenced.q.val())
+            & (self.is_recv.q.val() | (self.status.q.val() != self.st_ok.val()) | self.sig_ram.read_data.val())
             & ((self.pi.q.val() - self.ci.q.val()) != self.cq_size.q.val());
         // The fence: publish, then wait for the requester's claim on the QP to end.
         // (A commit has the requester's count RAM in its cycle: the publication waits.)
@@ -618,14 +653,18 @@ impl Logic for Completer {
             & (self.state.q.val() == self.c_cqe.val())
             & !self.cmd_done.q.val()
             & (self.is_recv.q.val() | self.fenced.q.val())
+            & !self.silent.val()
             & ((self.pi.q.val() - self.ci.q.val()) != self.cq_size.q.val());
         self.cq_drop.next = (self.state.q.val() == self.c_cqe.val())
             & !self.cmd_done.q.val()
             & (self.is_recv.q.val() | self.fenced.q.val())
+            & !self.silent.val()
             & ((self.pi.q.val() - self.ci.q.val()) == self.cq_size.q.val());
         self.beat_fire.next =
             self.wd_ready.val() & (self.state.q.val() == self.c_cqe.val()) & self.cmd_done.q.val() & !self.beat_done.q.val();
-        self.cqe_done.next = ((self.beat_done.q.val() | self.beat_fire.val()) & (self.cmd_done.q.val() | self.cmd_fire.val())) | self.cq_drop.val();
+        self.cqe_done.next = ((self.beat_done.q.val() | self.beat_fire.val()) & (self.cmd_done.q.val() | self.cmd_fire.val()))
+            | self.cq_drop.val()
+            | ((self.state.q.val() == self.c_cqe.val()) & !self.cmd_done.q.val() & self.fenced.q.val() & self.silent.val());
 
         if self.state.q.val() == self.c_idle.val() {
             self.act.d.next = self.act_none.val();
@@ -893,7 +932,7 @@ impl Logic for Completer {
                 self.fenced.d.next = false;
                 if self.cq_drop.val() {
                     self.n_overflows.d.next = self.n_overflows.q.val() + self.one32.val();
-                } else {
+                } else if !self.silent.val() {
                     self.pi.d.next = self.pi.q.val() + self.one16.val();
                     self.n_cqes.d.next = self.n_cqes.q.val() + self.one32.val();
                 }

@@ -55,7 +55,7 @@ pub use crate::roce::qp_table::QP_STAGE_WORDS;
 use crate::roce::qp_table::{ctx_at, QpTable, CTX_BITS};
 use crate::roce::tx_header::LEN_BITS;
 use crate::stream::c;
-use rnic_spec::desc::send_wqe;
+use rnic_spec::desc::{send_flags, send_wqe};
 use rnic_spec::qp::{MAX_MESSAGE, SQ_LOG_SIZE_MAX, WQE_BATCH};
 use rnic_spec::regs::{qp_state, QPS, QP_SLOT_BITS};
 use rust_hdl::prelude::*;
@@ -192,9 +192,11 @@ crate::hdl_block! {
         pub txp_valid: Signal<Out, Bit>,
         pub txp_ready: Signal<In, Bit>,
         pub txp_data: Signal<Out, Bits<512>>,
-        /// A new WQE's first packet was handed on (for the completer), on QP `sent_qp`.
+        /// A new WQE's first packet was handed on (for the completer), on QP `sent_qp`; it
+        /// asked for a completion (`send_flags::SIGNALED`).
         pub sent_valid: Signal<Out, Bit>,
         pub sent_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
+        pub sent_signaled: Signal<Out, Bit>,
         /// A WQE of QP `sent_qp` was refused or flushed (`err_status`: a `CqStatus`); the FSM
         /// waits for the completer to take it.
         pub err_valid: Signal<Out, Bit>,
@@ -318,6 +320,8 @@ crate::hdl_block! {
         o_pd: Constant<Bits<9>> = ctx_at("pd"),
         w_op_at: Constant<Bits<9>> = wqe_at(send_wqe::OP),
         w_flags_at: Constant<Bits<9>> = wqe_at(send_wqe::FLAGS),
+        /// The bit of `send_flags::SIGNALED` in the flags byte.
+        signaled_at: Constant<Bits<3>> = c::<3>(send_flags::SIGNALED.trailing_zeros() as u64),
         w_imm_at: Constant<Bits<9>> = wqe_at(send_wqe::IMM),
         w_laddr_at: Constant<Bits<9>> = wqe_at(send_wqe::LOCAL_ADDR),
         w_len_at: Constant<Bits<9>> = wqe_at(send_wqe::LENGTH),
@@ -743,6 +747,7 @@ impl Logic for Requester {
         self.wqe_done.next = false;
         self.sent_valid.next = false;
         self.sent_qp.next = self.cur.q.val();
+        self.sent_signaled.next = self.w_flags.q.val().get_bit(self.signaled_at.val().index());
         self.err_valid.next = self.state.q.val() == self.s_report.val();
         self.err_status.next = self.rep_status.q.val();
         self.saw_db.d.next = self.saw_db.q.val() | self.db_hit.val() | self.rw_hit.val();
