@@ -107,10 +107,12 @@ fn a_stray_completion_is_reported_once_and_loses_nothing() {
     assert_eq!(c.sq_free(&qp), CAPS.sq_entries, "both slots free again");
 }
 
-/// A bus whose next write to one BAR0 offset fails (a card that stops answering).
+/// A bus whose next write to one BAR0 offset fails (a card that stops answering), and which
+/// can skip the driver's waits (so the card's own ordering is what is tested).
 struct FailingBus {
     card: SimCard,
     fail_write_at: Option<u32>,
+    no_waits: bool,
 }
 
 impl Bus for FailingBus {
@@ -137,13 +139,15 @@ impl Bus for FailingBus {
         self.card.dma_read(iova, len)
     }
     fn wait(&mut self, cycles: u64) {
-        self.card.wait(cycles)
+        if !self.no_waits {
+            self.card.wait(cycles)
+        }
     }
 }
 
 #[test]
 fn a_refused_qp_commit_leaves_the_drivers_view_as_it_was() {
-    let bus = FailingBus { card: SimCard::new(NicSim::new().unwrap()), fail_write_at: None };
+    let bus = FailingBus { card: SimCard::new(NicSim::new().unwrap()), fail_write_at: None, no_waits: false };
     let mut c = Context::new(Device::open(bus).unwrap(), port(0)).unwrap();
     let pd = c.alloc_pd().unwrap();
     let buf = c.alloc_buf(4096, 4096).unwrap();
@@ -267,4 +271,36 @@ fn moving_a_qp_to_error_flushes_its_outstanding_work_in_order() {
     connect(&mut c, &mut qp, 1, KIND, 9, 0, 0).unwrap();
     c.post_send(&mut qp, &SendWr { lkey: mr2.key(), ..wr(14) }).unwrap();
     assert_eq!(ids(c.poll_cq(&mut scq, 8).unwrap()), [], "not flushed: the QP is in Rts");
+}
+
+#[test]
+fn a_wqe_read_before_a_commit_is_dropped_not_sent_for_the_new_qp() {
+    // No grace period from the driver: the card alone must keep the old WQE out of the new QP.
+    let bus = FailingBus { card: SimCard::new(NicSim::new().unwrap()), fail_write_at: None, no_waits: true };
+    let mut c = Context::new(Device::open(bus).unwrap(), port(0)).unwrap();
+    let pd = c.alloc_pd().unwrap();
+    let buf = c.alloc_buf(4096, 4096).unwrap();
+    let old = c.reg_mr(pd, buf.iova, 4096, 0).unwrap();
+    let mut cq = c.create_cq(16).unwrap();
+    let mut qp = c.create_qp(pd, &cq, &cq, CAPS).unwrap();
+    connect(&mut c, &mut qp, 1, KIND, 9, 0, 0).unwrap();
+    let wr = |id, len, lkey| SendWr { wr_id: id, op: SendOp::Write, flags: 0, local_addr: buf.iova, length: len, lkey, remote_addr: 0, rkey: 1, imm: 0 };
+    // The card starts reading this WQE; the QP goes to Error, its region away, and back to Rts
+    // before the read is back.
+    c.post_send(&mut qp, &wr(1, 8, old.key())).unwrap();
+    c.modify_qp(&mut qp, QpState::Error, &Default::default()).unwrap();
+    let flushed: Vec<_> = c.poll_cq(&mut cq, 8).unwrap().iter().map(|w| (w.wr_id, w.status)).collect();
+    assert_eq!(flushed, [(1, CqStatus::Flushed)]);
+    let new = c.reg_mr(pd, buf.iova, 4096, 0).unwrap();
+    c.dereg_mr(old).unwrap();
+    c.modify_qp(&mut qp, QpState::Reset, &Default::default()).unwrap();
+    connect(&mut c, &mut qp, 1, KIND, 9, 0, 0).unwrap();
+    c.post_send(&mut qp, &wr(2, 16, new.key())).unwrap();
+    c.dev.bus().card.wait(5_000);
+    assert_eq!(c.poll_cq(&mut cq, 8).unwrap(), [], "no completion: the old WQE was neither refused nor sent as the new QP's");
+    // Card 0's frames: the new WQE's alone (16 bytes of payload), or the old one's before the
+    // commit — never the old one after it.
+    let sent: Vec<usize> = c.dev.bus().card.nic.sent().iter().map(|(_, f)| f.len()).collect();
+    assert_eq!(sent.last(), Some(&94), "the new WRITE went out: {sent:?}");
+    assert_eq!(c.dev.read("tx_counters", "wqe_errors").unwrap(), 0, "nothing refused: {sent:?}");
 }

@@ -18,9 +18,8 @@ use rnic_spec::mr::{self, MemoryRegion};
 use rnic_spec::qp::{PortAddress, QpContext, RemoteIp, MAX_MESSAGE, PMTU_LOG2_MAX, PMTU_LOG2_MIN, RQ_LOG_SIZE_MAX, SQ_LOG_SIZE_MAX};
 
 /// Cycles `destroy_qp` and `destroy_cq` wait between stopping a queue on the card and
-/// freeing its ring, and `modify_qp` after stopping a QP with outstanding sends: 10 µs, over
-/// ten host-memory round trips, for a WQE read or CQE write already issued to finish. (A
-/// time-based grace period; a per-QP commit generation in the requester would make it
+/// freeing its ring: 10 µs, over ten host-memory round trips, for a WQE read or CQE write
+/// already issued to finish. (A time-based grace period; a per-queue DMA fence would make it
 /// exact.)
 const QUIESCE_CYCLES: u64 = 2_500;
 
@@ -797,13 +796,8 @@ impl<B: Bus> Context<B> {
         }
         ctx.state = to.code();
         // The driver's view changes only once the card has taken the new context.
+        // (A WQE the requester read before this commit is dropped by the card, not sent.)
         self.dev.write_qp(qp.qpn, &ctx)?;
-        if self.books.get(&qp.qpn).is_some_and(|b| !b.posted.is_empty()) {
-            // The requester commits a QP's context on the promise that its send queue is
-            // idle; a WQE it fetched before this commit is still on its way. Let it land
-            // before anything else happens to the QP or its regions.
-            self.dev.bus().wait(QUIESCE_CYCLES);
-        }
         if let Some(b) = self.books.get_mut(&qp.qpn) {
             b.flushing = to == Error;
             if to == Reset {

@@ -23,7 +23,9 @@
 //! error reading it) sends nothing, is counted in `wqe_errors`, consumed and reported to the
 //! completer with its error; the QP's send queue is then in error (IBTA: a local error moves
 //! the QP to Error), so every later WQE is flushed: consumed, sent nothing, reported with
-//! `Flushed`. Software commits a QP's context only while its send queue is idle.
+//! `Flushed`. A commit of the QP the FSM has in hand makes what it holds stale: the WQE in
+//! flight stops at its next packet boundary (or before its first), and nothing more is sent,
+//! reported to the completer or written back for it; the QP goes round and is loaded afresh.
 //!
 //! Go-back-N: the completer asks for a QP to be rewound (`rw_*`) after a sequence NAK, a
 //! local ACK timeout or an RNR wait. The request waits per QP (a pending bit, the newest
@@ -252,6 +254,9 @@ crate::hdl_block! {
         tab_span: Constant<Bits<16>> = c::<16>(1 << SQ_LOG_SIZE_MAX),
         /// The QP's send queue is in error: its WQEs are flushed.
         broken: DFF<Bit>,
+        /// The QP in hand was committed since the FSM took it: what the FSM holds of it is
+        /// stale — nothing more is sent, reported or written back for it this turn.
+        stale: DFF<Bit>,
         st_protection: Constant<Bits<8>> = c::<8>(rnic_spec::desc::CqStatus::LocalProtection as u64),
         st_length: Constant<Bits<8>> = c::<8>(rnic_spec::desc::CqStatus::LocalLength as u64),
         st_operation: Constant<Bits<8>> = c::<8>(rnic_spec::desc::CqStatus::LocalQpOperation as u64),
@@ -448,7 +453,7 @@ impl Logic for Requester {
             c_vlan_tci, c_traffic, c_flow_label, c_udp_sport, c_ip, c_pkey, c_pmtu, c_base, c_mask, c_pd, ci, pi,
             psn, w_op, w_flags, w_imm, w_laddr, w_len, w_lkey, w_raddr, w_rkey, w_error, left, addr, first, d_done,
             c_done, pl_out, r_valid, r_addr, r_len, wqe_count, error_count, batch, got, batch_err, broken, rep_status,
-            rw_pend, rw_r, hi, hi_psn, stop_at, skipping, skip_psn, resent_count
+            rw_pend, rw_r, hi, hi_psn, stop_at, skipping, skip_psn, resent_count, stale
         );
         for i in 0..WQE_BATCH {
             self.wq[i].clock.next = self.clock.val();
@@ -676,11 +681,11 @@ impl Logic for Requester {
         // A rewind for the QP being sent stops its WQE at the next packet boundary (after the
         // first packet): the rest would only arrive out of sequence.
         self.pend_cur.next = self.rw_pend.q.val() >> self.cur.q.val();
+        // A commit of the QP stops it at the next boundary too, its first packet included.
         self.abort.next = (self.state.q.val() == self.s_pkt.val())
             & !self.d_done.q.val()
             & !self.c_done.q.val()
-            & !self.first.q.val()
-            & self.pend_cur.val().get_bit(0);
+            & ((!self.first.q.val() & self.pend_cur.val().get_bit(0)) | self.stale.q.val());
         self.push.next = (self.state.q.val() == self.s_pkt.val())
             & !self.d_done.q.val()
             & self.desc_room.val()
@@ -748,7 +753,7 @@ impl Logic for Requester {
         self.sent_valid.next = false;
         self.sent_qp.next = self.cur.q.val();
         self.sent_signaled.next = self.w_flags.q.val().get_bit(self.signaled_at.val().index());
-        self.err_valid.next = self.state.q.val() == self.s_report.val();
+        self.err_valid.next = (self.state.q.val() == self.s_report.val()) & !self.stale.q.val();
         self.err_status.next = self.rep_status.q.val();
         self.saw_db.d.next = self.saw_db.q.val() | self.db_hit.val() | self.rw_hit.val();
         self.has_work.next = (self.c_state.q.val() == self.rts.val()) & (self.ci.q.val() != self.pi.q.val());
@@ -785,6 +790,7 @@ impl Logic for Requester {
                 | ((self.d_done.q.val() | self.push.val()) & (self.c_done.q.val() | !self.need_cmd.val() | self.load_pl.val())));
         if (self.state.q.val() == self.s_pop.val()) & self.ready.out_valid.val() {
             self.cur.d.next = self.ready.out_a.val();
+            self.stale.d.next = false;
             self.saw_db.d.next = (self.db_ok.val() & (self.db_q.val() == self.ready.out_a.val()))
                 | (self.rw_take.val() & (self.rw_qp.val() == self.ready.out_a.val()));
             self.skipping.d.next = false;
@@ -817,13 +823,18 @@ impl Logic for Requester {
         }
         self.fsm_clear.next = false;
         self.pend_clr.next = self.zero256.val();
-        if (self.state.q.val() == self.s_check.val()) & self.pend_cur.val().get_bit(0) {
+        // A QP committed since it was taken goes round again and is loaded afresh (a rewind
+        // pending for it waits for that turn).
+        if (self.state.q.val() == self.s_check.val()) & self.stale.q.val() {
+            self.state.d.next = self.s_requeue.val();
+        }
+        if (self.state.q.val() == self.s_check.val()) & !self.stale.q.val() & self.pend_cur.val().get_bit(0) {
             // A rewind is pending: take it (its words were read in S_LOAD or since).
             self.pend_clr.next = self.one256.val() << self.cur.q.val();
             self.rw_r.d.next = self.rw_ram.read_data.val();
             self.state.d.next = self.s_rw.val();
         }
-        if (self.state.q.val() == self.s_check.val()) & !self.pend_cur.val().get_bit(0) & self.behind.val() {
+        if (self.state.q.val() == self.s_check.val()) & !self.stale.q.val() & !self.pend_cur.val().get_bit(0) & self.behind.val() {
             // Skip what has completed: to the first WQE left (its first PSN from the table),
             // or past the resend altogether.
             self.rw_r.d.next = self.ahead.word.val();
@@ -836,7 +847,12 @@ impl Logic for Requester {
                 self.state.d.next = self.s_check.val();
             }
         }
-        if (self.state.q.val() == self.s_check.val()) & !self.pend_cur.val().get_bit(0) & !self.behind.val() & self.resend_end.val() {
+        if (self.state.q.val() == self.s_check.val())
+            & !self.stale.q.val()
+            & !self.pend_cur.val().get_bit(0)
+            & !self.behind.val()
+            & self.resend_end.val()
+        {
             // A broken queue's resend ends where its errors began.
             self.ci.d.next = self.hi.q.val();
             self.psn.d.next = self.hi_psn.q.val();
@@ -848,9 +864,12 @@ impl Logic for Requester {
             & !self.behind.val()
             & !self.resend_end.val()
             & !self.has_work.val()
-            & !self.commit_ok.val();
-        self.st_ram.write_enable.next = self.commit_ok.val() | (self.state.q.val() == self.s_writeback.val()) | self.idle_back.val();
+            & !self.commit_ok.val()
+            & !self.stale.q.val();
+        self.st_ram.write_enable.next =
+            self.commit_ok.val() | ((self.state.q.val() == self.s_writeback.val()) & !self.stale.q.val()) | self.idle_back.val();
         if (self.state.q.val() == self.s_check.val())
+            & !self.stale.q.val()
             & !self.pend_cur.val().get_bit(0)
             & !self.behind.val()
             & !self.resend_end.val()
@@ -928,6 +947,12 @@ impl Logic for Requester {
                 self.state.d.next = self.s_next.val();
             }
         }
+        if self.commit_ok.val()
+            & (self.state.q.val() != self.s_pop.val())
+            & (self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0) == self.cur.q.val())
+        {
+            self.stale.d.next = true;
+        }
         if self.state.q.val() == self.s_next.val() {
             self.w_op.d.next = self.wq[0].q.val().get_bits::<8>(self.w_op_at.val().index());
             self.w_flags.d.next = self.wq[0].q.val().get_bits::<8>(self.w_flags_at.val().index());
@@ -939,6 +964,10 @@ impl Logic for Requester {
             self.w_rkey.d.next = self.wq[0].q.val().get_bits::<32>(self.w_rkey_at.val().index());
             self.w_error.d.next = self.batch_err.q.val();
             self.state.d.next = self.s_mr.val();
+            if self.stale.q.val() {
+                // WQEs read before the commit: dropped.
+                self.state.d.next = self.s_writeback.val();
+            }
         }
         if self.state.q.val() == self.s_mr.val() {
             self.state.d.next = self.s_mr_wait.val();
@@ -972,7 +1001,7 @@ impl Logic for Requester {
                 }
             } else {
                 // A WQE sent for the first time: its first PSN, for a rewind.
-                self.psn_tab.write_enable.next = true;
+                self.psn_tab.write_enable.next = !self.stale.q.val();
             }
         }
         if (self.state.q.val() == self.s_mr_wait.val())
@@ -1012,7 +1041,7 @@ impl Logic for Requester {
                 self.addr.d.next = self.addr.q.val() + self.pmtu64.val();
                 // A new WQE is outstanding from its first packet on (so a NAK or a timeout
                 // during a long message already goes back to it).
-                if self.first.q.val() & !self.resend.val() {
+                if self.first.q.val() & !self.resend.val() & !self.stale.q.val() {
                     self.sent_valid.next = true;
                     self.wqe_count.d.next = self.wqe_count.q.val() + self.one32.val();
                 }
@@ -1024,7 +1053,10 @@ impl Logic for Requester {
                 self.c_done.d.next = self.c_done.q.val() | self.load_pl.val();
             }
         }
-        if (self.state.q.val() == self.s_report.val()) & self.err_ready.val() {
+        if (self.state.q.val() == self.s_report.val()) & self.stale.q.val() {
+            self.state.d.next = self.s_writeback.val();
+        }
+        if (self.state.q.val() == self.s_report.val()) & self.err_ready.val() & !self.stale.q.val() {
             if self.rep_status.q.val() == self.marker.val() {
                 // (Through the write-back and the ready FIFO, not straight to S_CHECK: a rewind
                 // taken meanwhile must not meet S_CHECK's read of the pending one.)
