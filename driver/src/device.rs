@@ -190,6 +190,14 @@ impl<B: Bus> Device<B> {
         self.write("qp", "commit", qpn)
     }
 
+    /// Stage a completion ring in the `cq` block and commit it to CQ `cqn` (empty, phase 1).
+    pub fn write_cq(&mut self, cqn: u32, base: u64, log_size: u8) -> Result<(), DeviceError> {
+        for (name, value) in [("base_lo", base as u32), ("base_hi", (base >> 32) as u32), ("log_size", log_size as u32)] {
+            self.write("cq", name, value)?;
+        }
+        self.write("cq", "commit", cqn)
+    }
+
     /// Stage a memory region in the `mr` block and commit it into its key's slot.
     pub fn write_mr(&mut self, mr: &rnic_spec::mr::MemoryRegion) -> Result<(), DeviceError> {
         for (name, value) in [

@@ -223,11 +223,9 @@ pub fn respond(frames: &[Vec<u8>], config_path: &Path, fcs: bool) -> Result<Resp
     let bus_err = |e: crate::bus::BusError| SimRxError::Card(e.to_string());
     let cq_entries = config.recv.len().next_power_of_two();
     let cq_ring = dev.bus().dma_alloc(cq_entries * CQE_LEN, 4096).map_err(bus_err)?;
-    for (name, value) in [("base_lo", cq_ring as u32), ("base_hi", (cq_ring >> 32) as u32), ("log_size", cq_entries.trailing_zeros())] {
-        dev.write("cq", name, value).map_err(card_err)?;
-    }
-    dev.write("cq", "commit", 0).map_err(card_err)?;
-    for (qpn, mut ctx) in config.qps().map_err(|e| SimRxError::Config { path: path.clone(), err: e.to_string() })? {
+    dev.write_cq(0, cq_ring, cq_entries.trailing_zeros() as u8).map_err(card_err)?;
+    let qps = config.qps().map_err(|e| SimRxError::Config { path: path.clone(), err: e.to_string() })?;
+    for &(qpn, mut ctx) in &qps {
         let mine: Vec<_> = config.recv.iter().filter(|r| r.qpn == qpn).collect();
         let entries = mine.len().next_power_of_two();
         ctx.rq_base = dev.bus().dma_alloc(entries * RECV_WQE_LEN, 4096).map_err(bus_err)?;
@@ -245,7 +243,6 @@ pub fn respond(frames: &[Vec<u8>], config_path: &Path, fcs: bool) -> Result<Resp
     for mr in &regions {
         dev.write_mr(mr).map_err(card_err)?;
     }
-    let qps = config.qps().map_err(|e| SimRxError::Config { path: path.clone(), err: e.to_string() })?;
     let nic = &mut dev.bus().nic;
     nic.dma_write.log = Some(Vec::new());
     let before = nic.sent().len();

@@ -528,21 +528,14 @@ impl<B: Bus> Context<B> {
         let cqn = self.cqs.iter().position(|used| used.is_none()).ok_or(VerbsError::NoCq)? as u32;
         let ring = self.alloc_buf(entries as usize * CQE_LEN, 4096)?;
         let log_size = entries.trailing_zeros() as u8;
-        if let Err(e) = self.write_cq(cqn, ring.iova, log_size) {
+        if let Err(e) = self.dev.write_cq(cqn, ring.iova, log_size) {
             let _ = self.release_buf(ring.iova);
-            return Err(e);
+            return Err(e.into());
         }
         let id = self.next_id;
         self.next_id += 1;
         self.cqs[cqn as usize] = Some((id, ring));
         Ok(Cq { cqn, id, ring, log_size, ci: 0 })
-    }
-
-    fn write_cq(&mut self, cqn: u32, base: u64, log_size: u8) -> Result<(), VerbsError> {
-        for (name, value) in [("base_lo", base as u32), ("base_hi", (base >> 32) as u32), ("log_size", log_size as u32)] {
-            self.dev.write("cq", name, value)?;
-        }
-        Ok(self.dev.write("cq", "commit", cqn)?)
     }
 
     /// Destroy a completion queue (refused while a QP reports to it): the card forgets its
@@ -552,7 +545,7 @@ impl<B: Bus> Context<B> {
         if let Some((qpn, _)) = self.books.iter().find(|(_, b)| b.send_cq == cq.cqn || b.recv_cq == cq.cqn) {
             return Err(VerbsError::InUse(format!("completion queue {}", cq.cqn), format!("QP {qpn}")));
         }
-        self.write_cq(cq.cqn, 0, 0)?;
+        self.dev.write_cq(cq.cqn, 0, 0)?;
         self.cqs[cq.cqn as usize] = None;
         // A CQE already on its way still lands in the ring: let it, then free the ring.
         self.dev.bus().wait(QUIESCE_CYCLES);

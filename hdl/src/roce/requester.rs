@@ -1157,32 +1157,7 @@ mod tests {
         let qp = rnic_spec::regs::block("qp").unwrap();
         let staged: Vec<&str> = qp.regs.iter().filter(|r| r.access == Access::Control).map(|r| r.name).collect();
         assert_eq!(staged.len(), QP_STAGE_WORDS);
-        let ctx = rnic_spec::qp::QpContext {
-            state: 0,
-            dest_qpn: 0,
-            dest_mac: [0; 6],
-            remote_ip: rnic_spec::qp::RemoteIp::V4([0; 4]),
-            vlan: None,
-            dscp: 0,
-            ecn: 0,
-            ttl: 0,
-            flow_label: 0,
-            udp_src_port: 0,
-            pkey: 0,
-            pmtu_log2: 8,
-            sq_psn: 0,
-            sq_base: 0,
-            sq_log_size: 0,
-            pd: 0,
-            rq_psn: 0,
-            send_cq: 0,
-            rq_base: 0,
-            rq_log_size: 0,
-            recv_cq: 0,
-            timeout: 0,
-            retry_cnt: 0,
-            rnr_retry: 0,
-        };
+        let ctx = rnic_spec::qp::QpContext::default();
         let names: Vec<&str> = ctx.registers().iter().map(|r| r.0).collect();
         assert_eq!(names, staged);
         assert!(registers(Access::Control).len() >= QP_STAGE_WORDS);
