@@ -149,11 +149,11 @@ impl Fuzz {
         self.qps[q].posted.extend(wrs.iter().map(|w| RecvWqe { wr_id: w.wr_id, addr: w.addr, length: w.length, lkey: w.lkey }));
     }
 
-    /// Put QP `q` (or, one time in eight, a new one) back in RTS with a fresh receive PSN and
+    /// Put QP `q` (or, one time in sixty-four, a new one) back in RTS with a fresh receive PSN and
     /// receive queue. (`destroy_qp` waits the driver's grace period before freeing the
     /// rings: simulated time the fuzz spends sparingly.)
     fn recreate(&mut self, q: usize) {
-        if self.rng.gen_range(0..8) == 0 {
+        if self.rng.gen_range(0..64) == 0 {
             let fresh = self.b.create_qp(self.pds[self.qps[q].pd], &self.cq, &self.cq, CAPS).unwrap();
             let old = std::mem::replace(&mut self.qps[q].qp, fresh);
             self.b.destroy_qp(old).unwrap();

@@ -740,3 +740,50 @@ fn a_locally_refused_wqe_completes_in_error_in_order_and_flushes_the_rest() {
     assert_eq!(a.poll_cq(&mut cqa, 16).unwrap().iter().map(|w| (w.wr_id, w.status)).collect::<Vec<_>>(), [(22, CqStatus::Flushed)]);
     assert_eq!(count(&world.borrow(), 0), 2);
 }
+
+#[test]
+fn a_commit_while_a_send_waits_for_its_receive_wqe_drops_it_and_the_new_qp_starts_clean() {
+    use rnic_driver::sim_pair::connect;
+    use rnic_driver::verbs::QpState;
+    use rnic_spec::wire::ib::Ext;
+    // Host reads take 20 000 cycles: the receive WQE read is still in flight when the QP is
+    // reset and connected anew, with the SEND that waits for that WQE in the responder.
+    let host = HostTiming { read_cycles: 20_000, ..HostTiming::default() };
+    let (world, mut a, mut b) = try_two_cards_with_host(LinkConfig::default(), host).unwrap();
+    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
+    let dst = b.alloc_buf(8192, 4096).unwrap();
+    b.write_buf(dst.iova, &[0xEE; 8192]).unwrap();
+    let mr = b.reg_mr(pb, dst.iova, 8192, access::LOCAL_WRITE).unwrap();
+    let (cqa, mut cqb) = (a.create_cq(4).unwrap(), b.create_cq(4).unwrap());
+    let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
+    let (qa, mut qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (0, 0)).unwrap();
+    let send_only = |qp: &Qp, psn| request(qp.context(), qp.qpn, &(0x04, psn, Reth::default(), 64, true));
+    b.post_recv(&mut qb, &[RecvWr { wr_id: 1, addr: dst.iova, length: 4096, lkey: mr.key() }]).unwrap();
+    world.borrow_mut().nics[0].send(send_only(&qb, 0), &[1; 64]);
+    world.borrow_mut().run_until(3_000, |_| false);
+    assert!(b.dev.read("responder", "rq_wait_cycles").unwrap() > 1_000, "the SEND waits for its receive WQE");
+
+    b.modify_qp(&mut qb, QpState::Reset, &Default::default()).unwrap();
+    connect(&mut b, &mut qb, 0, kind, qa.qpn, 500, 0).unwrap();
+    b.post_recv(&mut qb, &[RecvWr { wr_id: 2, addr: dst.iova + 4096, length: 4096, lkey: mr.key() }]).unwrap();
+    world.borrow_mut().nics[0].send(send_only(&qb, 500), &[2; 64]);
+    let answered = world.borrow_mut().run_until(200_000, |w| w.link_idle() && count(w, 1) >= 1);
+    assert!(answered, "card 1 answers the new QP's SEND");
+    world.borrow_mut().run_until(5_000, |_| false);
+
+    // The old SEND is dropped (its WQE and state were the QP's before the commit); the new
+    // one is placed in the new QP's first WQE and acknowledged at the new PSN.
+    let answers = sent(&world.borrow(), 1);
+    let acks: Vec<(u32, u8)> = answers
+        .iter()
+        .map(|p| (p.bth.psn, p.ext.iter().find_map(|e| if let Ext::Aeth(a) = e { Some(a.syndrome) } else { None }).unwrap_or(0xFF)))
+        .collect();
+    assert_eq!(acks, [(500, aeth::ACK)], "one answer: the new SEND's ACK");
+    let mem = b.read_buf(dst.iova, 8192).unwrap();
+    assert!(mem[..4096].iter().all(|&x| x == 0xEE), "nothing in the old WQE's buffer");
+    assert_eq!(&mem[4096..4160], &[2; 64]);
+    assert!(mem[4160..].iter().all(|&x| x == 0xEE));
+    let wcs: Vec<_> = b.poll_cq(&mut cqb, 4).unwrap().iter().map(|w| (w.wr_id, w.status, w.byte_len)).collect();
+    assert_eq!(wcs, [(2, CqStatus::Success, 64)]);
+    assert_eq!(b.dev.read("responder", "placed").unwrap(), 1);
+}

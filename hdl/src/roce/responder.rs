@@ -218,6 +218,9 @@ crate::hdl_block! {
         cached_word: CachedWqe,
         cached: DFF<Bits<256>>,
         fetching: DFF<Bits<256>>,
+        /// QPs committed while their WQE read was in flight: that read's fill belongs to the
+        /// QP as it was and is thrown away; no new read starts for the QP until it lands.
+        discard: DFF<Bits<256>>,
         one256: Constant<Bits<256>> = c::<256>(1),
         zero256: Constant<Bits<256>> = c::<256>(0),
         /// QPs to look at (a doorbell came, or their fetched WQE was taken), and the QP of
@@ -252,10 +255,16 @@ crate::hdl_block! {
         set_fetching: Signal<Local, Bits<256>>,
         clear_fetching: Signal<Local, Bits<256>>,
         commit_mask: Signal<Local, Bits<256>>,
+        fill_mask: Signal<Local, Bits<256>>,
+        /// A fill for a QP not committed since its read was issued.
+        keep_fill: Signal<Local, Bit>,
         e_wanted: Signal<Local, Bit>,
         /// The bit vectors shifted down to a QP (bit 0 is its bit).
         e_cached_at: Signal<Local, Bits<256>>,
         e_fetching_at: Signal<Local, Bits<256>>,
+        e_discard_at: Signal<Local, Bits<256>>,
+        fill_discard_at: Signal<Local, Bits<256>>,
+        fill_commit_at: Signal<Local, Bits<256>>,
         r_cached_at: Signal<Local, Bits<256>>,
         r_fetching_at: Signal<Local, Bits<256>>,
         is_cached: Signal<Local, Bit>,
@@ -467,6 +476,14 @@ crate::hdl_block! {
         /// and the packet being checked is for that same QP (use the registers).
         dirty: DFF<Bit>,
         fwd: DFF<Bit>,
+        /// The QP of the packet in hand (or of the state not yet written back) was committed
+        /// since its record was taken: the packet is abandoned at its next safe point (no
+        /// write issued after it, no receive completion) and its state is not written back.
+        r_committed: DFF<Bit>,
+        /// A commit of the QP in hand this cycle.
+        commit_hit: Signal<Local, Bit>,
+        /// A commit of the QP the prefetcher's look holds this cycle.
+        e_commit_hit: Signal<Local, Bit>,
         /// Payload writes issued and acknowledged by the host (16-bit sequence numbers).
         issued_seq: DFF<Bits<16>>,
         done_seq: DFF<Bits<16>>,
@@ -555,8 +572,8 @@ impl Logic for Responder {
             r_msn, db_hit, db_val, c_dest_qpn, c_mac, c_flags, c_vlan_tci, c_traffic, c_flow_label, c_udp_sport, c_ip, c_pkey,
             c_pd, epsn, msn, in_msg, in_send, nak_sent, w_va, w_left, count, rq_ci, qp_error, q_addr,
             q_len, q_lkey, q_error, resp, resp_syn, resp_psn, cmd_done, rc_pend, rc_q_index, rc_q_len, rc_q_op, rc_q_status,
-            rc_q_imm, cached, fetching, pf_look_tail, pf_flight_tail, pend_db, pend_db_qp, pend_take, pend_take_qp, kicked,
-            e_state, e_qp, e_fi, e_base, e_mask, dirty, fwd, issued_seq, done_seq, n_placed, n_acks, n_naks_seq, n_naks_invalid, n_naks_access,
+            rc_q_imm, cached, fetching, discard, pf_look_tail, pf_flight_tail, pend_db, pend_db_qp, pend_take, pend_take_qp, kicked,
+            e_state, e_qp, e_fi, e_base, e_mask, dirty, fwd, r_committed, issued_seq, done_seq, n_placed, n_acks, n_naks_seq, n_naks_invalid, n_naks_access,
             n_duplicates, n_bad_qp, n_set_aside, n_naks_rnr, n_naks_operational, n_receives, n_rq_wait, r_pkey, r_ipv6,
             r_ip_src, m_key, m_epoch, rechk, epoch, snap_valid, snap_epoch, snap_seq, fence, n_bad_source
         );
@@ -640,10 +657,14 @@ impl Logic for Responder {
         }
         // The finished packet's QP state goes back to its RAM word in the next idle cycle (a
         // commit in that cycle goes first; the state waits, and no record is taken).
-        self.write_back.next = (self.state.q.val() == self.p_idle.val()) & self.dirty.q.val() & !self.qp_commit_valid.val();
-        if self.write_back.val() {
+        self.write_back.next =
+            (self.state.q.val() == self.p_idle.val()) & self.dirty.q.val() & !self.qp_commit_valid.val() & !self.r_committed.q.val();
+        if self.write_back.val() | ((self.state.q.val() == self.p_idle.val()) & self.r_committed.q.val()) {
             self.dirty.d.next = false;
         }
+        self.commit_hit.next = self.commit_ok.val()
+            & (self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0) == self.r_qp.q.val())
+            & ((self.state.q.val() != self.p_idle.val()) | self.dirty.q.val());
         self.st_ram.write_enable.next = self.commit_ok.val() | self.write_back.val();
         self.st_ram.write_address.next = self.r_qp.q.val();
         self.st_ram.write_data.next = self.st_back.word.val();
@@ -715,18 +736,21 @@ impl Logic for Responder {
             self.kicked.d.next = true;
         }
         // The look: the QP's producer index, next fetch index and ring, read as it is taken.
-        self.pf_look.out_ready.next = self.e_state.q.val() == self.e_idle.val();
+        // (Not taken in a commit's cycle: the RAMs read would be the QP's as it was.)
+        self.pf_look.out_ready.next = (self.e_state.q.val() == self.e_idle.val()) & !self.qp_commit_valid.val();
         self.pf_pi_ram.read_address.next = self.pf_look.out_a.val();
         self.pf_fi_ram.read_address.next = self.pf_look.out_a.val();
         self.ring_ram.read_address.next = self.pf_look.out_a.val();
-        if (self.e_state.q.val() == self.e_idle.val()) & self.pf_look.out_valid.val() {
+        if (self.e_state.q.val() == self.e_idle.val()) & self.pf_look.out_valid.val() & !self.qp_commit_valid.val() {
             self.e_qp.d.next = self.pf_look.out_a.val();
             self.e_state.d.next = self.e_look.val();
         }
         self.e_cached_at.next = self.cached.q.val() >> self.e_qp.q.val();
         self.e_fetching_at.next = self.fetching.q.val() >> self.e_qp.q.val();
+        self.e_discard_at.next = self.discard.q.val() >> self.e_qp.q.val();
         self.e_wanted.next = !self.e_cached_at.val().get_bit(0)
             & !self.e_fetching_at.val().get_bit(0)
+            & !self.e_discard_at.val().get_bit(0)
             & (self.pf_pi_ram.read_data.val() != self.pf_fi_ram.read_data.val());
         if self.e_state.q.val() == self.e_look.val() {
             self.e_fi.d.next = self.pf_fi_ram.read_data.val();
@@ -753,6 +777,13 @@ impl Logic for Responder {
         if self.pf_issue.val() {
             self.e_state.d.next = self.e_idle.val();
             self.pf_flight_tail.d.next = self.pf_flight_tail.q.val() + self.one6.val();
+        }
+        // A commit of the QP being looked at ends the look (the commit empties its queue).
+        self.e_commit_hit.next = self.commit_ok.val()
+            & (self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0) == self.e_qp.q.val())
+            & (self.e_state.q.val() != self.e_idle.val());
+        if self.e_commit_hit.val() {
+            self.e_state.d.next = self.e_idle.val();
         }
         self.pf_flight.wr_en.next = self.pf_issue.val();
         self.pf_flight.wr_addr.next = self.pf_flight_tail.q.val().get_bits::<5>(0);
@@ -781,22 +812,33 @@ impl Logic for Responder {
         if self.rdd_error.val() {
             self.cached_word.error.next = self.one1.val();
         }
-        self.wqe_ram.write_enable.next = self.pf_fill.val();
+        self.fill_mask.next = self.zero256.val();
+        if self.pf_fill.val() {
+            self.fill_mask.next = self.one256.val() << self.pf_flight.out_a.val();
+        }
+        self.fill_discard_at.next = self.discard.q.val() >> self.pf_flight.out_a.val();
+        self.fill_commit_at.next = self.commit_mask.val() >> self.pf_flight.out_a.val();
+        self.keep_fill.next = self.pf_fill.val() & !self.fill_discard_at.val().get_bit(0) & !self.fill_commit_at.val().get_bit(0);
+        self.wqe_ram.write_enable.next = self.keep_fill.val();
         self.wqe_ram.write_address.next = self.pf_flight.out_a.val();
         self.wqe_ram.write_data.next = self.cached_word.word.val();
         self.wqe_ram.read_address.next = self.r_qp.q.val();
         // The per-QP bits: fetched on fill, taken by the FSM, cleared by a commit.
         self.set_cached.next = self.zero256.val();
-        self.clear_fetching.next = self.commit_mask.val();
-        if self.pf_fill.val() {
-            self.set_cached.next = self.one256.val() << self.pf_flight.out_a.val();
-            self.clear_fetching.next = self.commit_mask.val() | (self.one256.val() << self.pf_flight.out_a.val());
+        if self.keep_fill.val() {
+            self.set_cached.next = self.fill_mask.val();
+        }
+        self.clear_fetching.next = self.commit_mask.val() | self.fill_mask.val();
+        self.discard.d.next = (self.discard.q.val() | (self.commit_mask.val() & self.fetching.q.val())) & !self.fill_mask.val();
+        // (A thrown-away fill lets the FSM ask again: the read it waited on was the old QP's.)
+        if self.pf_fill.val() & !self.keep_fill.val() {
+            self.kicked.d.next = false;
         }
         self.set_fetching.next = self.zero256.val();
         if self.pf_issue.val() {
             self.set_fetching.next = self.one256.val() << self.e_qp.q.val();
         }
-        self.take_wqe.next = self.state.q.val() == self.p_rq_data.val();
+        self.take_wqe.next = (self.state.q.val() == self.p_rq_data.val()) & !self.r_committed.q.val();
         self.clear_cached.next = self.commit_mask.val();
         if self.take_wqe.val() {
             self.clear_cached.next = self.commit_mask.val() | (self.one256.val() << self.r_qp.q.val());
@@ -809,7 +851,8 @@ impl Logic for Responder {
         // Records: taken when idle; the QP's RAM words are read as the record is taken and
         // checked in the next cycle.
         // (Spelled from registers and inputs only: see the requester on valid / ready.)
-        self.rec_ready.next = (self.state.q.val() == self.p_idle.val()) & !(self.dirty.q.val() & self.qp_commit_valid.val());
+        // (Never in a commit's cycle: the words read would be the QP's as it was.)
+        self.rec_ready.next = (self.state.q.val() == self.p_idle.val()) & !self.qp_commit_valid.val();
         self.rec_qp.next = self.rec_word0.val().get_bits::<QP_SLOT_BITS>(self.r_dest_qp_at.val().index());
         self.ctx_table.read_address.next = self.rec_qp.val();
         self.st_ram.read_address.next = self.rec_qp.val();
@@ -914,12 +957,18 @@ impl Logic for Responder {
 
         // Payload write command: once per placed packet with payload.
         // (Outputs toward the write engine read registers only: see the requester.)
-        self.wr_valid.next =
-            (self.state.q.val() == self.p_write.val()) & !self.cmd_done.q.val() & (self.r_len.q.val() != self.zero13.val());
+        self.wr_valid.next = (self.state.q.val() == self.p_write.val())
+            & !self.cmd_done.q.val()
+            & !self.r_committed.q.val()
+            & (self.r_len.q.val() != self.zero13.val());
         self.wr_addr.next = self.w_va.q.val();
         self.len16.len.next = self.r_len.q.val();
         self.wr_len.next = self.len16.word.val();
-        self.wr_inc.next = (self.state.q.val() == self.p_write.val()) & !self.cmd_done.q.val() & self.has_payload.val() & self.wr_ready.val();
+        self.wr_inc.next = (self.state.q.val() == self.p_write.val())
+            & !self.cmd_done.q.val()
+            & !self.r_committed.q.val()
+            & self.has_payload.val()
+            & self.wr_ready.val();
         if self.wr_inc.val() {
             self.issued_seq.d.next = self.issued_seq.q.val() + self.one16.val();
         }
@@ -986,11 +1035,14 @@ impl Logic for Responder {
         if self.rc_pend.q.val() {
             self.after_packet.next = self.p_rc.val();
         }
+        if self.r_committed.q.val() {
+            self.after_packet.next = self.p_idle.val();
+        }
 
         // The FSM.
         // (Taken exactly when `rec_ready` says so: a record held back by a commit must not be
         // processed now and again when it is released — its payload would go to the first.)
-        if (self.state.q.val() == self.p_idle.val()) & self.rec_valid.val() & !(self.dirty.q.val() & self.qp_commit_valid.val()) {
+        if (self.state.q.val() == self.p_idle.val()) & self.rec_valid.val() & !self.qp_commit_valid.val() {
             self.r_opcode.d.next = self.rec_word0.val().get_bits::<8>(self.r_opcode_at.val().index());
             self.r_ack_req.d.next = self.rec_word0.val().get_bit(self.r_ack_req_at.val().index());
             self.r_qp.d.next = self.rec_word0.val().get_bits::<QP_SLOT_BITS>(self.r_dest_qp_at.val().index());
@@ -1015,8 +1067,12 @@ impl Logic for Responder {
             self.rc_q_imm.d.next = false;
             self.kicked.d.next = false;
             self.cmd_done.d.next = false;
-            self.fwd.d.next = self.dirty.q.val() & (self.rec_qp.val() == self.r_qp.q.val());
+            self.fwd.d.next = self.dirty.q.val() & !self.r_committed.q.val() & (self.rec_qp.val() == self.r_qp.q.val());
+            self.r_committed.d.next = false;
             self.state.d.next = self.p_check.val();
+        }
+        if self.commit_hit.val() {
+            self.r_committed.d.next = true;
         }
         if self.state.q.val() == self.p_check.val() {
             self.c_dest_qpn.d.next = self.qp_word.val().get_bits::<24>(self.o_dest_qpn.val().index());
@@ -1286,7 +1342,17 @@ impl Logic for Responder {
                 self.qp_error.d.next = true;
             }
         }
-        if self.state.q.val() == self.p_write.val() {
+        // A commit of the packet's QP while it waited for a receive WQE or a key verdict (both
+        // were the QP's as it was), or before its write command went out: the packet is dropped.
+        if self.r_committed.q.val()
+            & ((self.state.q.val() == self.p_rq_wait.val()) | (self.state.q.val() == self.p_rq_data.val()) | self.verdict.val())
+        {
+            self.state.d.next = self.p_drain.val();
+        }
+        if (self.state.q.val() == self.p_write.val()) & self.r_committed.q.val() & !self.cmd_done.q.val() {
+            self.state.d.next = self.p_drain.val();
+        }
+        if (self.state.q.val() == self.p_write.val()) & !(self.r_committed.q.val() & !self.cmd_done.q.val()) {
             if self.wr_inc.val() {
                 self.cmd_done.d.next = true;
             }
@@ -1331,7 +1397,10 @@ impl Logic for Responder {
             self.dirty.d.next = true;
             self.state.d.next = self.after_packet.val();
         }
-        if (self.state.q.val() == self.p_rc.val()) & self.rc_ready.val() {
+        if (self.state.q.val() == self.p_rc.val()) & self.r_committed.q.val() {
+            self.state.d.next = self.p_idle.val();
+        }
+        if (self.state.q.val() == self.p_rc.val()) & !self.r_committed.q.val() & self.rc_ready.val() {
             self.n_receives.d.next = self.n_receives.q.val() + self.one32.val();
             self.state.d.next = self.p_idle.val();
             if self.resp.q.val() {
@@ -1353,7 +1422,7 @@ impl Logic for Responder {
         self.cpl_msn.next = self.r_msn.q.val();
         self.cpl_psn.next = self.r_psn.q.val();
 
-        self.rc_valid.next = self.state.q.val() == self.p_rc.val();
+        self.rc_valid.next = (self.state.q.val() == self.p_rc.val()) & !self.r_committed.q.val();
         self.rc_qp.next = self.r_qp.q.val();
         self.rc_index.next = self.rc_q_index.q.val();
         self.rc_op.next = self.rc_q_op.q.val();
