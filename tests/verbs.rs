@@ -304,3 +304,70 @@ fn a_wqe_read_before_a_commit_is_dropped_not_sent_for_the_new_qp() {
     assert_eq!(sent.last(), Some(&94), "the new WRITE went out: {sent:?}");
     assert_eq!(c.dev.read("tx_counters", "wqe_errors").unwrap(), 0, "nothing refused: {sent:?}");
 }
+
+#[test]
+fn completions_taken_off_the_ring_survive_a_failed_cq_doorbell() {
+    let bus = FailingBus { card: SimCard::new(NicSim::new().unwrap()), fail_write_at: None, no_waits: false };
+    let mut c = Context::new(Device::open(bus).unwrap(), port(0)).unwrap();
+    let pd = c.alloc_pd().unwrap();
+    let buf = c.alloc_buf(4096, 4096).unwrap();
+    let mut cq = c.create_cq(8).unwrap();
+    let mut qp = c.create_qp(pd, &cq, &cq, CAPS).unwrap();
+    connect(&mut c, &mut qp, 1, KIND, 9, 0, 0).unwrap();
+    // A bad lkey: the card completes the WQE in error on its own (no peer needed).
+    let wr = SendWr { wr_id: 5, op: SendOp::Write, flags: 0, local_addr: buf.iova, length: 8, lkey: 0xdead_0001, remote_addr: 0, rkey: 1, imm: 0 };
+    c.post_send(&mut qp, &wr).unwrap();
+    c.dev.bus().card.wait(5_000);
+    let db = regs::addr("doorbell", "cq").unwrap();
+    c.dev.bus().fail_write_at = Some(db);
+    let got: Vec<_> = c.poll_cq(&mut cq, 8).unwrap().iter().map(|w| (w.wr_id, w.status)).collect();
+    assert_eq!(got, [(5, CqStatus::LocalProtection)], "returned although the card could not be told");
+    // The next poll tells the card; when that fails too, with nothing else to return, it says so.
+    c.dev.bus().fail_write_at = Some(db);
+    assert!(matches!(c.poll_cq(&mut cq, 8), Err(VerbsError::Device(_))), "the doorbell is retried");
+    assert_eq!(c.poll_cq(&mut cq, 8).unwrap(), []);
+    // That one went through: an empty poll writes no doorbell again.
+    c.dev.bus().fail_write_at = Some(db);
+    assert_eq!(c.poll_cq(&mut cq, 8).unwrap(), []);
+    assert_eq!(c.dev.bus().fail_write_at, Some(db), "no doorbell write on an empty poll");
+}
+
+#[test]
+fn a_cq_closed_while_its_cqes_are_written_takes_no_entry_more() {
+    let bus = FailingBus { card: SimCard::new(NicSim::new().unwrap()), fail_write_at: None, no_waits: false };
+    let mut c = Context::new(Device::open(bus).unwrap(), port(0)).unwrap();
+    c.dev.bus().card.nic.dma_write.log = Some(Vec::new());
+    let pd = c.alloc_pd().unwrap();
+    let buf = c.alloc_buf(4096, 4096).unwrap();
+    let cq = c.create_cq(64).unwrap();
+    let mut qp = c.create_qp(pd, &cq, &cq, QpCaps { sq_entries: 64, rq_entries: 8 }).unwrap();
+    connect(&mut c, &mut qp, 1, KIND, 9, 0, 0).unwrap();
+    // Bad lkeys: the card completes every WQE itself (the first in error, the rest flushed),
+    // CQE after CQE; the CQ is closed under it once the first is in the ring.
+    let wr = |id| SendWr { wr_id: id, op: SendOp::Write, flags: 0, local_addr: buf.iova, length: 8, lkey: 0xdead_0001, remote_addr: 0, rkey: 1, imm: 0 };
+    for id in 0..32 {
+        c.post_send(&mut qp, &wr(id)).unwrap();
+    }
+    let ring = cq.ring();
+    let written = |c: &mut Context<FailingBus>| c.dev.bus().card.nic.dma_write.log.as_ref().unwrap().len();
+    let mut waited = 0;
+    while written(&mut c) == 0 && waited < 50_000 {
+        c.dev.bus().card.wait(1);
+        waited += 1;
+    }
+    assert_eq!(written(&mut c), 1, "the first CQE is in");
+    c.dev.close_cq(cq.cqn).unwrap();
+    let at_close = written(&mut c);
+    c.dev.bus().card.wait(20_000);
+    // One more WQE: its flush completion finds the CQ closed as well.
+    c.post_send(&mut qp, &wr(32)).unwrap();
+    c.dev.bus().card.wait(20_000);
+    let log = c.dev.bus().card.nic.dma_write.log.take().unwrap();
+    for w in &log {
+        assert!(w.addr >= ring.iova && w.addr + w.len as u64 <= ring.iova + 32 * 64, "a write outside the ring: {w:?}");
+    }
+    assert!(log.len() <= at_close + 1, "at most the CQE in flight at the close lands after it: {} then {}", at_close, log.len());
+    let dropped = c.dev.read("completer", "cq_overflows").unwrap() as usize;
+    assert_eq!(log.len() + dropped, 33, "every completion written once or dropped once ({} written)", log.len());
+    assert!(dropped >= 32 - at_close, "dropped {dropped}");
+}

@@ -198,6 +198,15 @@ impl<B: Bus> Device<B> {
         self.write("cq", "commit", cqn)
     }
 
+    /// Close CQ `cqn`: it takes no entry more (a completion still on its way for it is
+    /// dropped, never written to a ring that may be freed).
+    pub fn close_cq(&mut self, cqn: u32) -> Result<(), DeviceError> {
+        for name in ["base_lo", "base_hi", "log_size"] {
+            self.write("cq", name, 0)?;
+        }
+        self.write("cq", "commit", cqn | rnic_spec::regs::CQ_CLOSED)
+    }
+
     /// Stage a memory region in the `mr` block and commit it into its key's slot.
     pub fn write_mr(&mut self, mr: &rnic_spec::mr::MemoryRegion) -> Result<(), DeviceError> {
         for (name, value) in [
@@ -239,8 +248,7 @@ impl<B: Bus> Device<B> {
 
     /// Sweep the card's tables to what a reset leaves: every QP in RESET with nothing
     /// connected (its queues stopped), then every memory-region slot empty (fenced: nothing an
-    /// earlier run registered is written after this returns), then every CQ an empty ring at
-    /// IOVA 0. A driver opening the card does this first, so nothing of an earlier run
+    /// earlier run registered is written after this returns), then every CQ closed. A driver opening the card does this first, so nothing of an earlier run
     /// applies. About four BAR writes per slot.
     pub fn clear_tables(&mut self, info: &Info) -> Result<(), DeviceError> {
         for (name, value) in rnic_spec::qp::QpContext::default().registers() {
@@ -254,11 +262,8 @@ impl<B: Bus> Device<B> {
             self.write("mr", "commit", 0)?;
         }
         self.wait_mr_fence()?;
-        for name in ["base_lo", "base_hi", "log_size"] {
-            self.write("cq", name, 0)?;
-        }
         for cqn in 0..info.cqs {
-            self.write("cq", "commit", cqn)?;
+            self.close_cq(cqn)?;
         }
         Ok(())
     }

@@ -260,6 +260,9 @@ pub struct Cq {
     log_size: u8,
     /// Entries consumed so far.
     ci: u32,
+    /// Consumed entries the card has not been told of (a doorbell write failed): told at the
+    /// next poll.
+    ci_untold: bool,
 }
 
 impl Cq {
@@ -535,7 +538,7 @@ impl<B: Bus> Context<B> {
         let id = self.next_id;
         self.next_id += 1;
         self.cqs[cqn as usize] = Some((id, ring));
-        Ok(Cq { cqn, id, ring, log_size, ci: 0 })
+        Ok(Cq { cqn, id, ring, log_size, ci: 0, ci_untold: false })
     }
 
     /// Destroy a completion queue (refused while a QP reports to it): the card forgets its
@@ -545,9 +548,10 @@ impl<B: Bus> Context<B> {
         if let Some((qpn, _)) = self.books.iter().find(|(_, b)| b.send_cq == cq.cqn || b.recv_cq == cq.cqn) {
             return Err(VerbsError::InUse(format!("completion queue {}", cq.cqn), format!("QP {qpn}")));
         }
-        self.dev.write_cq(cq.cqn, 0, 0)?;
+        self.dev.close_cq(cq.cqn)?;
         self.cqs[cq.cqn as usize] = None;
-        // A CQE already on its way still lands in the ring: let it, then free the ring.
+        // A CQE whose write the card issued before the close still lands: let it, then free
+        // the ring.
         self.dev.bus().wait(QUIESCE_CYCLES);
         self.release_buf(cq.ring.iova)
     }
@@ -594,9 +598,16 @@ impl<B: Bus> Context<B> {
             out.push(wc);
             cq.ci = cq.ci.wrapping_add(1);
         }
-        if !out.is_empty() || stray.is_some() {
-            // The entries are free again: the card may write over them.
-            self.dev.write("doorbell", "cq", doorbell(cq.cqn as u16, cq.ci as u16))?;
+        if !out.is_empty() || stray.is_some() || cq.ci_untold {
+            // The entries are free again: the card may write over them. Completions already
+            // taken off the ring are returned even if the card cannot be told now (it then
+            // sees a fuller ring, no more); the next poll tells it, or reports the error.
+            cq.ci_untold = true;
+            match self.dev.write("doorbell", "cq", doorbell(cq.cqn as u16, cq.ci as u16)) {
+                Ok(()) => cq.ci_untold = false,
+                Err(e) if out.is_empty() && stray.is_none() => return Err(e.into()),
+                Err(_) => {}
+            }
         }
         if stray.is_none() && out.len() < max {
             // The ring is empty: what QPs in Error still have outstanding comes after it.

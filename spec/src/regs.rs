@@ -73,6 +73,10 @@ pub const TYPE_COMPLETER: u32 = 0x000A_0000;
 /// Completion queues of this build (`id.cqs`).
 pub const CQ_SLOT_BITS: usize = 8;
 pub const CQS: u32 = 1 << CQ_SLOT_BITS;
+/// `cq.commit` with this bit beside the CQN closes the CQ: its ring takes no entry (every
+/// completion for it is dropped), whatever was staged. Destroying a CQ, and the driver's
+/// sweep when it opens the card, leave CQs closed.
+pub const CQ_CLOSED: u32 = 1 << 31;
 
 /// Queue pairs of this build (`id.qps`); a QPN is its slot in the QP table.
 pub const QP_SLOT_BITS: usize = 8;
@@ -299,7 +303,7 @@ pub const BLOCKS: &[Block] = &[
         version: 1,
         base: 0x800,
         regs: &[
-            reg("commit", 0x0C, Access::Command, 0, "write a CQN: the staged ring becomes that CQ's, empty, phase 1"),
+            reg("commit", 0x0C, Access::Command, 0, "write a CQN: the staged ring becomes that CQ's, empty, phase 1 (with CQ_CLOSED: the CQ takes no entry)"),
             reg("base_lo", 0x10, Access::Control, 0, "ring IOVA, low 32 bits (32-byte aligned)"),
             reg("base_hi", 0x14, Access::Control, 0, "ring IOVA, high 32 bits"),
             reg("log_size", 0x18, Access::Control, 0, "entries as log2 (0 ... 15)"),
@@ -315,7 +319,7 @@ pub const BLOCKS: &[Block] = &[
             reg("naks", 0x10, Access::Status, 0, "NAKs and RNR NAKs received"),
             reg("cqes", 0x14, Access::Status, 0, "completion entries written"),
             reg("unexpected", 0x18, Access::Status, 0, "acknowledges for no outstanding WQE, or for an unusable QP: dropped"),
-            reg("cq_overflows", 0x1C, Access::Status, 0, "CQEs dropped: their CQ was full (a consumer doorbell frees entries)"),
+            reg("cq_overflows", 0x1C, Access::Status, 0, "CQEs dropped: their CQ was full (a consumer doorbell frees entries) or closed"),
             reg("naks_sequence", 0x20, Access::Status, 0, "PSN sequence NAKs received (each rewinds the send queue)"),
             reg("naks_rnr", 0x24, Access::Status, 0, "RNR NAKs received (the send queue waits the NAK's timer, then rewinds)"),
             reg("timeouts", 0x28, Access::Status, 0, "local ACK timeouts (each rewinds the send queue)"),

@@ -23,7 +23,7 @@
 //!
 //! A CQE is written only while the ring has room: software returns entries with the CQ's
 //! consumer-index doorbell, and a CQE that would overwrite one not yet consumed is dropped and
-//! counted (`cq_overflows`: the CQ overflowed, a software error; the WQE still counts as
+//! counted (`cq_overflows`: the CQ overflowed, or was closed, a software error; the WQE still counts as
 //! completed, so later completions keep their order).
 //!
 //! Receive completions come from the responder whole (index, byte count, immediate, status)
@@ -58,6 +58,11 @@ pack_word! {
     lsb_first QpCqs: 22 { send: 8, recv: 8, retry_cnt: 3, rnr_retry: 3 }
 }
 pack_word! { lsb_first CqOffset: 64 { zero: 5, index: 16 } }
+pack_word! {
+    /// A refused WQE's report as it waits for the FSM: its index and the commit count it was
+    /// made under.
+    lsb_first LocalReport: 24 { index: 16, stamp: 8 }
+}
 pack_word! {
     /// Where a WQE's SIGNALED flag is kept: its QP and its send-queue index modulo 256 (a
     /// send queue holds at most 256 WQEs, `qp::SQ_LOG_SIZE_MAX`).
@@ -217,7 +222,7 @@ crate::hdl_block! {
         nak_seen: DFF<Bit>,
         nak_psn: DFF<Bits<24>>,
         /// Refused WQEs for the FSM: QP, send-queue index, status.
-        local_q: RamFifo<6, 5, QP_SLOT_BITS, 16, 8>,
+        local_q: RamFifo<6, 5, QP_SLOT_BITS, 24, 8>,
         local_tail: DFF<Bits<6>>,
         s_status: DFF<Bits<8>>,
         is_local: DFF<Bit>,
@@ -249,12 +254,27 @@ crate::hdl_block! {
         db_ok: Signal<Local, Bit>,
         cq_drop: Signal<Local, Bit>,
         /// Sent events wait here for their read-modify-write of `sent_ram` (b: SIGNALED).
-        sent_q: RamFifo<5, 4, QP_SLOT_BITS, 1, 1>,
+        sent_q: RamFifo<5, 4, QP_SLOT_BITS, 1, 8>,
         /// Each sent WQE's SIGNALED flag, by QP and index (`SigAddr`).
         sig_ram: RAM<Bit, 16>,
         sig_w: SigAddr,
         sig_r: SigAddr,
         s_sig: DFF<Bit>,
+        /// QP commits so far (mod 256), and per QP the count its last commit made: an event
+        /// queued with an older count (`s_stamp`, `l_stamp`) was the QP's before that commit
+        /// and changes nothing of the new one (two copies: one read port each).
+        commits: DFF<Bits<8>>,
+        stamp_ram: RAM<Bits<8>, QP_SLOT_BITS>,
+        stamp_copy: RAM<Bits<8>, QP_SLOT_BITS>,
+        s_stamp: DFF<Bits<8>>,
+        /// The QP of the sent event in hand was committed while it was being counted.
+        s_hit: DFF<Bit>,
+        s_stale: Signal<Local, Bit>,
+        s_age: Signal<Local, Bits<8>>,
+        l_stamp: DFF<Bits<8>>,
+        l_age: Signal<Local, Bits<8>>,
+        local_report: LocalReport,
+        one8: Constant<Bits<8>> = c::<8>(1),
         /// The CQE in hand is a silent success: it completes without a write.
         silent: Signal<Local, Bit>,
         sent_tail: DFF<Bits<5>>,
@@ -285,6 +305,7 @@ crate::hdl_block! {
         zero64: Constant<Bits<64>> = c::<64>(0),
         one5: Constant<Bits<5>> = c::<5>(1),
         one16: Constant<Bits<16>> = c::<16>(1),
+        zero23: Constant<Bits<23>> = c::<23>(0),
         one24: Constant<Bits<24>> = c::<24>(1),
         one32: Constant<Bits<32>> = c::<32>(1),
         half24: Constant<Bits<24>> = c::<24>(0x80_0000),
@@ -326,6 +347,13 @@ crate::hdl_block! {
 
         commit_ok: Signal<Local, Bit>,
         cq_commit_ok: Signal<Local, Bit>,
+        /// The event in hand's QP (`h_qp`) or CQ (`h_cq`) was committed since it was taken:
+        /// the QP's state is not written back, no CQE more is written for it, no rewind asked;
+        /// the CQ's producer index is not written back and its CQEs are dropped.
+        h_qp: DFF<Bit>,
+        h_cq: DFF<Bit>,
+        /// The CQ the event in hand uses (as it is being read, then as loaded).
+        cq_in_hand: Signal<Local, Bits<CQ_SLOT_BITS>>,
         covered: Signal<Local, Bits<24>>,
         outstanding: Signal<Local, Bits<16>>,
         is_ack: Signal<Local, Bit>,
@@ -350,13 +378,17 @@ impl Logic for Completer {
             self, clock, sent_tail, s_busy, s_qp, local_tail, s_status, is_local, l_idx, l_status, e_valid, e_from, e_status, state, is_recv, r_len, r_imm, r_op, r_flags, ack_q, syn, msn, cqn, sent, d_idx, d_msn, broken, ring_base,
             cq_mask, cq_log, pi, left, db_last, db_last_cq, db_last_ci, ci, cq_size, n_overflows, status, is_error, cmd_done, beat_done, n_acks, n_naks, n_cqes, n_unexpected,
             act, act_skip, act_retry, brk_status, kill, is_tmo, is_rnr_exp, rnr_t, progress, rewound, tcmd_rnr, a_psn, cfg_retry, cfg_rnr,
-            retry_left, rnr_left, n_seq, n_rnr, n_tmo, n_rw, n_exc, published, fenced, nak_seen, nak_psn, s_sig
+            retry_left, rnr_left, n_seq, n_rnr, n_tmo, n_rw, n_exc, published, fenced, nak_seen, nak_psn, s_sig, h_qp, h_cq, commits, s_stamp, s_hit, l_stamp
         );
         self.timer.clock.next = self.clock.val();
         self.timer.qp_commit_valid.next = self.qp_commit_valid.val();
         self.timer.qp_commit.next = self.qp_commit.val();
         self.timer.qp_retry.next = self.qp_retry.val();
         self.sent_ram.read_clock.next = self.clock.val();
+        self.stamp_ram.read_clock.next = self.clock.val();
+        self.stamp_ram.write_clock.next = self.clock.val();
+        self.stamp_copy.read_clock.next = self.clock.val();
+        self.stamp_copy.write_clock.next = self.clock.val();
         self.sent_ram.write_clock.next = self.clock.val();
         self.sent_copy.read_clock.next = self.clock.val();
         self.sent_copy.write_clock.next = self.clock.val();
@@ -377,7 +409,8 @@ impl Logic for Completer {
 
         // Commits: a QP's counts restart; a CQ's ring is set and empty.
         self.commit_ok.next = self.qp_commit_valid.val() & (self.qp_commit.val().get_bits::<24>(8) == self.zero24.val());
-        self.cq_commit_ok.next = self.cq_commit_valid.val() & (self.cq_commit.val().get_bits::<24>(8) == self.zero24.val());
+        // (Bit 31 of a CQ commit closes the CQ: `regs::CQ_CLOSED`.)
+        self.cq_commit_ok.next = self.cq_commit_valid.val() & (self.cq_commit.val().get_bits::<23>(8) == self.zero23.val());
         self.cq_of.write_enable.next = self.commit_ok.val();
         self.cq_of.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
         self.qp_cqs.send.next = self.qp_send_cq.val().get_bits::<CQ_SLOT_BITS>(0);
@@ -399,7 +432,16 @@ impl Logic for Completer {
         if self.sent_signaled.val() {
             self.sent_q.wr_b.next = self.one1.val();
         }
-        self.sent_q.wr_c.next = self.zero1.val();
+        self.sent_q.wr_c.next = self.commits.q.val();
+        if self.commit_ok.val() {
+            self.commits.d.next = self.commits.q.val() + self.one8.val();
+        }
+        self.stamp_ram.write_enable.next = self.commit_ok.val();
+        self.stamp_ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
+        self.stamp_ram.write_data.next = self.commits.q.val() + self.one8.val();
+        self.stamp_copy.write_enable.next = self.commit_ok.val();
+        self.stamp_copy.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
+        self.stamp_copy.write_data.next = self.commits.q.val() + self.one8.val();
         self.sent_q.tail.next = self.sent_tail.q.val();
         if self.sent_valid.val() {
             self.sent_tail.d.next = self.sent_tail.q.val() + self.one5.val();
@@ -414,6 +456,8 @@ impl Logic for Completer {
             self.s_qp.d.next = self.sent_q.out_a.val();
             self.s_status.d.next = self.zero8.val();
             self.s_sig.d.next = self.sent_q.out_b.val() == self.one1.val();
+            self.s_stamp.d.next = self.sent_q.out_c.val();
+            self.s_hit.d.next = false;
         }
         // A refused WQE is counted the same way once every sent event before it is, and goes
         // on to the FSM with its index (the count before it); the requester waits till then.
@@ -432,28 +476,42 @@ impl Logic for Completer {
             self.s_qp.d.next = self.sent_qp.val();
             self.s_status.d.next = self.err_status.val();
             self.sent_ram.read_address.next = self.sent_qp.val();
+            self.s_stamp.d.next = self.commits.q.val();
+            self.s_hit.d.next = false;
         }
+        self.stamp_ram.read_address.next = self.sent_ram.read_address.val();
+        if self.commit_ok.val() & self.s_busy.q.val() & (self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0) == self.s_qp.q.val()) {
+            self.s_hit.d.next = true;
+        }
+        // Stale: queued before its QP's last commit (the count went past the event's), or the
+        // commit came while it was counted. It completes without a trace.
+        self.s_age.next = self.s_stamp.q.val() - self.stamp_ram.read_data.val();
+        self.s_stale.next = self.s_hit.q.val() | self.s_age.val().get_bit(7);
         // A sent WQE kicks its QP's ACK timer; the event completes once the timer took it.
-        self.timer.kick_valid.next = self.s_busy.q.val() & !self.commit_ok.val() & (self.s_status.q.val() == self.zero8.val());
+        self.timer.kick_valid.next =
+            self.s_busy.q.val() & !self.commit_ok.val() & !self.s_stale.val() & (self.s_status.q.val() == self.zero8.val());
         self.timer.kick_qp.next = self.s_qp.q.val();
         // (The timer takes a kick in a cycle without a command: spelled out as there.)
         self.s_fire.next = self.s_busy.q.val()
             & !self.commit_ok.val()
             & (!((self.state.q.val() == self.c_store.val())
+                & !self.h_qp.q.val()
                 & !self.cq_commit_ok.val()
                 & !self.is_recv.q.val()
                 & (self.tcmd_rnr.q.val() | self.broken.q.val() | self.progress.q.val() | self.rewound.q.val()))
                 | (self.s_status.q.val() != self.zero8.val()));
-        self.local_q.wr_en.next = self.s_fire.val() & (self.s_status.q.val() != self.zero8.val());
+        self.local_q.wr_en.next = self.s_fire.val() & !self.s_stale.val() & (self.s_status.q.val() != self.zero8.val());
         self.local_q.wr_addr.next = self.local_tail.q.val().get_bits::<5>(0);
         self.local_q.wr_a.next = self.s_qp.q.val();
-        self.local_q.wr_b.next = self.sent_ram.read_data.val();
+        self.local_report.index.next = self.sent_ram.read_data.val();
+        self.local_report.stamp.next = self.s_stamp.q.val();
+        self.local_q.wr_b.next = self.local_report.word.val();
         self.local_q.wr_c.next = self.s_status.q.val();
         self.local_q.tail.next = self.local_tail.q.val();
         if self.local_q.wr_en.val() {
             self.local_tail.d.next = self.local_tail.q.val() + self.one6.val();
         }
-        self.sent_ram.write_enable.next = self.commit_ok.val() | self.s_fire.val();
+        self.sent_ram.write_enable.next = self.commit_ok.val() | (self.s_fire.val() & !self.s_stale.val());
         self.sent_ram.write_address.next = self.s_qp.q.val();
         // (The requester's marker is no WQE: it takes no index.)
         self.sent_ram.write_data.next = self.sent_ram.read_data.val() + self.one16.val();
@@ -470,7 +528,7 @@ impl Logic for Completer {
         // The sent WQE's index is the count before it.
         self.sig_w.index.next = self.sent_ram.read_data.val().get_bits::<8>(0);
         self.sig_w.qp.next = self.s_qp.q.val();
-        self.sig_ram.write_enable.next = self.s_fire.val() & (self.s_status.q.val() == self.zero8.val());
+        self.sig_ram.write_enable.next = self.s_fire.val() & !self.s_stale.val() & (self.s_status.q.val() == self.zero8.val());
         self.sig_ram.write_address.next = self.sig_w.word.val();
         self.sig_ram.write_data.next = self.s_sig.q.val();
         self.sent_copy.write_enable.next = self.sent_ram.write_enable.val();
@@ -507,7 +565,8 @@ impl Logic for Completer {
         if self.broken.q.val() {
             self.done_back.broken.next = self.one1.val();
         }
-        self.done_ram.write_enable.next = self.commit_ok.val() | ((self.state.q.val() == self.c_store.val()) & !self.is_recv.q.val());
+        self.done_ram.write_enable.next =
+            self.commit_ok.val() | ((self.state.q.val() == self.c_store.val()) & !self.is_recv.q.val() & !self.h_qp.q.val());
         self.done_ram.write_address.next = self.ack_q.q.val();
         self.done_ram.write_data.next = self.done_back.word.val();
         if self.commit_ok.val() {
@@ -526,12 +585,16 @@ impl Logic for Completer {
         self.db_last.d.next = self.db_ok.val();
         self.db_last_cq.d.next = self.cq_doorbell.val().get_bits::<CQ_SLOT_BITS>(16);
         self.db_last_ci.d.next = self.cq_doorbell.val().get_bits::<16>(0);
-        self.pi_ram.write_enable.next = self.cq_commit_ok.val() | (self.state.q.val() == self.c_store.val());
+        self.pi_ram.write_enable.next = self.cq_commit_ok.val() | ((self.state.q.val() == self.c_store.val()) & !self.h_cq.q.val());
         self.pi_ram.write_address.next = self.cqn.q.val();
         self.pi_ram.write_data.next = self.pi.q.val();
         if self.cq_commit_ok.val() {
+            // A closed CQ's ring is full from the start: nothing is written into it.
             self.pi_ram.write_address.next = self.cq_commit.val().get_bits::<CQ_SLOT_BITS>(0);
             self.pi_ram.write_data.next = self.zero16.val();
+            if self.cq_commit.val().get_bit(31) {
+                self.pi_ram.write_data.next = self.one16.val() << self.cq_log_size.val().get_bits::<4>(0);
+            }
         }
 
         // Reads for the acknowledge being served.
@@ -572,6 +635,8 @@ impl Logic for Completer {
             self.ci_ram.read_address.next = self.cq_of.read_data.val().get_bits::<CQ_SLOT_BITS>(8);
         }
 
+        self.stamp_copy.read_address.next = self.sent_copy.read_address.val();
+
         // The CQE: its ring slot, and its bytes.
         self.cq_off.zero.next = self.zero5.val();
         self.cq_off.index.next = self.pi.q.val() & self.cq_mask.q.val();
@@ -585,6 +650,8 @@ impl Logic for Completer {
         // valid / ready.)
         self.wr_valid.next = (self.state.q.val() == self.c_cqe.val())
             & !self.cmd_done.q.val()
+            & !self.h_qp.q.val()
+            & !self.h_cq.q.val()
             & (self.is_recv.q.val() | self.fenced.q.val())
             & (self.is_recv.q.val() | (self.status.q.val() != self.st_ok.val()) | self.sig_ram.read_data.val())
             & ((self.pi.q.val() - self.ci.q.val()) != self.cq_size.q.val());
@@ -594,6 +661,7 @@ impl Logic for Completer {
         self.done_valid.next = (self.state.q.val() == self.c_cqe.val())
             & !self.is_recv.q.val()
             & !self.published.q.val()
+            & !self.h_qp.q.val()
             & !(self.qp_commit_valid.val() & (self.qp_commit.val().get_bits::<24>(8) == self.zero24.val()));
         self.done_qp.next = self.ack_q.q.val();
         self.done_index.next = self.d_idx.q.val() + self.one16.val();
@@ -601,6 +669,7 @@ impl Logic for Completer {
         if (self.state.q.val() == self.c_cqe.val())
             & !self.is_recv.q.val()
             & !self.published.q.val()
+            & !self.h_qp.q.val()
             & !(self.qp_commit_valid.val() & (self.qp_commit.val().get_bits::<24>(8) == self.zero24.val()))
         {
             self.published.d.next = true;
@@ -637,8 +706,10 @@ impl Logic for Completer {
         self.wd_data.next = self.cqe.word.val();
 
         // The FSM.
-        self.ack_ready.next = self.state.q.val() == self.c_idle.val();
-        self.rc_ready.next = (self.state.q.val() == self.c_idle.val()) & !self.ack_valid.val();
+        // (No event is taken in a commit's cycle: the words read for it would be as they were.)
+        self.ack_ready.next = (self.state.q.val() == self.c_idle.val()) & !self.qp_commit_valid.val() & !self.cq_commit_valid.val();
+        self.rc_ready.next =
+            (self.state.q.val() == self.c_idle.val()) & !self.ack_valid.val() & !self.qp_commit_valid.val() & !self.cq_commit_valid.val();
         self.covered.next = self.msn.q.val() - self.d_msn.q.val();
         // Only WQEs before the first refused one were sent: acknowledges can cover no more.
         self.outstanding.next = self.sent.q.val() - self.d_idx.q.val();
@@ -652,14 +723,17 @@ impl Logic for Completer {
         self.cmd_fire.next = self.wr_ready.val()
             & (self.state.q.val() == self.c_cqe.val())
             & !self.cmd_done.q.val()
+            & !self.h_qp.q.val()
+            & !self.h_cq.q.val()
             & (self.is_recv.q.val() | self.fenced.q.val())
             & !self.silent.val()
             & ((self.pi.q.val() - self.ci.q.val()) != self.cq_size.q.val());
+        // (Also every CQE for a CQ committed while its event is in hand: its ring is gone.)
         self.cq_drop.next = (self.state.q.val() == self.c_cqe.val())
             & !self.cmd_done.q.val()
             & (self.is_recv.q.val() | self.fenced.q.val())
             & !self.silent.val()
-            & ((self.pi.q.val() - self.ci.q.val()) == self.cq_size.q.val());
+            & (((self.pi.q.val() - self.ci.q.val()) == self.cq_size.q.val()) | self.h_cq.q.val());
         self.beat_fire.next =
             self.wd_ready.val() & (self.state.q.val() == self.c_cqe.val()) & self.cmd_done.q.val() & !self.beat_done.q.val();
         self.cqe_done.next = ((self.beat_done.q.val() | self.beat_fire.val()) & (self.cmd_done.q.val() | self.cmd_fire.val()))
@@ -667,6 +741,8 @@ impl Logic for Completer {
             | ((self.state.q.val() == self.c_cqe.val()) & !self.cmd_done.q.val() & self.fenced.q.val() & self.silent.val());
 
         if self.state.q.val() == self.c_idle.val() {
+            self.h_qp.d.next = false;
+            self.h_cq.d.next = false;
             self.act.d.next = self.act_none.val();
             self.kill.d.next = false;
             self.progress.d.next = false;
@@ -675,7 +751,7 @@ impl Logic for Completer {
             self.is_tmo.d.next = false;
             self.is_rnr_exp.d.next = false;
         }
-        if (self.state.q.val() == self.c_idle.val()) & self.ack_valid.val() {
+        if (self.state.q.val() == self.c_idle.val()) & self.ack_valid.val() & !self.qp_commit_valid.val() & !self.cq_commit_valid.val() {
             self.is_local.d.next = false;
             self.ack_q.d.next = self.ack_qp.val();
             self.syn.d.next = self.ack_syndrome.val();
@@ -684,7 +760,12 @@ impl Logic for Completer {
             self.is_recv.d.next = false;
             self.state.d.next = self.c_load.val();
         }
-        if (self.state.q.val() == self.c_idle.val()) & !self.ack_valid.val() & self.rc_valid.val() {
+        if (self.state.q.val() == self.c_idle.val())
+            & !self.ack_valid.val()
+            & self.rc_valid.val()
+            & !self.qp_commit_valid.val()
+            & !self.cq_commit_valid.val()
+        {
             self.is_local.d.next = false;
             self.ack_q.d.next = self.rc_qp.val();
             self.is_recv.d.next = true;
@@ -700,10 +781,21 @@ impl Logic for Completer {
             self.beat_done.d.next = false;
             self.state.d.next = self.c_r_load.val();
         }
-        self.local_q.out_ready.next = (self.state.q.val() == self.c_idle.val()) & !self.ack_valid.val() & !self.rc_valid.val();
-        if (self.state.q.val() == self.c_idle.val()) & !self.ack_valid.val() & !self.rc_valid.val() & self.local_q.out_valid.val() {
+        self.local_q.out_ready.next = (self.state.q.val() == self.c_idle.val())
+            & !self.ack_valid.val()
+            & !self.rc_valid.val()
+            & !self.qp_commit_valid.val()
+            & !self.cq_commit_valid.val();
+        if (self.state.q.val() == self.c_idle.val())
+            & !self.ack_valid.val()
+            & !self.rc_valid.val()
+            & self.local_q.out_valid.val()
+            & !self.qp_commit_valid.val()
+            & !self.cq_commit_valid.val()
+        {
             self.ack_q.d.next = self.local_q.out_a.val();
-            self.l_idx.d.next = self.local_q.out_b.val();
+            self.l_idx.d.next = self.local_q.out_b.val().get_bits::<16>(0);
+            self.l_stamp.d.next = self.local_q.out_b.val().get_bits::<8>(16);
             self.l_status.d.next = self.local_q.out_c.val();
             self.is_local.d.next = true;
             self.is_recv.d.next = false;
@@ -713,12 +805,16 @@ impl Logic for Completer {
         self.timer.exp_ready.next = (self.state.q.val() == self.c_idle.val())
             & !self.ack_valid.val()
             & !self.rc_valid.val()
-            & !self.local_q.out_valid.val();
+            & !self.local_q.out_valid.val()
+            & !self.qp_commit_valid.val()
+            & !self.cq_commit_valid.val();
         if (self.state.q.val() == self.c_idle.val())
             & !self.ack_valid.val()
             & !self.rc_valid.val()
             & !self.local_q.out_valid.val()
             & self.timer.exp_valid.val()
+            & !self.qp_commit_valid.val()
+            & !self.cq_commit_valid.val()
         {
             self.ack_q.d.next = self.timer.exp_qp.val();
             self.is_local.d.next = false;
@@ -734,6 +830,7 @@ impl Logic for Completer {
             self.cqn.d.next = self.cq_of.read_data.val().get_bits::<CQ_SLOT_BITS>(8);
             self.state.d.next = self.c_load_cq.val();
         }
+        self.l_age.next = self.l_stamp.q.val() - self.stamp_copy.read_data.val();
         if self.state.q.val() == self.c_load.val() {
             self.d_idx.d.next = self.done_ram.read_data.val().get_bits::<16>(0);
             self.d_msn.d.next = self.done_ram.read_data.val().get_bits::<24>(16);
@@ -750,6 +847,10 @@ impl Logic for Completer {
             self.cfg_retry.d.next = self.cq_of.read_data.val().get_bits::<3>(16);
             self.cfg_rnr.d.next = self.cq_of.read_data.val().get_bits::<3>(19);
             self.state.d.next = self.c_load_cq.val();
+            // A refused WQE reported before its QP's last commit: not the new QP's.
+            if self.is_local.q.val() & self.l_age.val().get_bit(7) {
+                self.state.d.next = self.c_idle.val();
+            }
         }
         if self.state.q.val() == self.c_load_cq.val() {
             self.ring_base.d.next = self.cq_ram.read_data.val().get_bits::<64>(0);
@@ -902,7 +1003,7 @@ impl Logic for Completer {
                 self.n_exc.d.next = self.n_exc.q.val();
             }
         }
-        self.rw_valid.next = self.state.q.val() == self.c_rw.val();
+        self.rw_valid.next = (self.state.q.val() == self.c_rw.val()) & !self.h_qp.q.val();
         self.rw_qp.next = self.ack_q.q.val();
         self.rw_index.next = self.d_idx.q.val();
         self.rw_psn.next = self.a_psn.q.val();
@@ -974,10 +1075,39 @@ impl Logic for Completer {
         if (self.state.q.val() == self.c_store.val()) & !self.commit_ok.val() & !self.cq_commit_ok.val() {
             self.state.d.next = self.c_idle.val();
         }
+        // Commits of what the event in hand uses: noted, and a committed QP's event ends at
+        // the next point with no write in progress (its producer index still stored).
+        self.cq_in_hand.next = self.cqn.q.val();
+        if self.state.q.val() == self.c_load.val() {
+            self.cq_in_hand.next = self.cq_of.read_data.val().get_bits::<CQ_SLOT_BITS>(0);
+        }
+        if self.state.q.val() == self.c_r_load.val() {
+            self.cq_in_hand.next = self.cq_of.read_data.val().get_bits::<CQ_SLOT_BITS>(8);
+        }
+        if self.commit_ok.val()
+            & (self.state.q.val() != self.c_idle.val())
+            & (self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0) == self.ack_q.q.val())
+        {
+            self.h_qp.d.next = true;
+        }
+        if self.cq_commit_ok.val()
+            & (self.state.q.val() != self.c_idle.val())
+            & (self.cq_commit.val().get_bits::<CQ_SLOT_BITS>(0) == self.cq_in_hand.val())
+        {
+            self.h_cq.d.next = true;
+        }
+        if self.h_qp.q.val()
+            & (self.state.q.val() != self.c_idle.val())
+            & (self.state.q.val() != self.c_store.val())
+            & !((self.state.q.val() == self.c_cqe.val()) & self.cmd_done.q.val())
+        {
+            self.state.d.next = self.c_store.val();
+        }
         // The QP's timer as the event leaves it: an RNR wait; stopped with the queue broken;
         // restarted by progress or a rewind (a timer left running with nothing outstanding
         // fires once and is ignored, so no disarm can race a WQE sent meanwhile).
         self.timer.cmd_valid.next = (self.state.q.val() == self.c_store.val())
+            & !self.h_qp.q.val()
             & !self.commit_ok.val()
             & !self.cq_commit_ok.val()
             & !self.is_recv.q.val()
