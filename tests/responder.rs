@@ -549,7 +549,7 @@ fn refused_writes_complete_in_error_on_the_requester_and_write_nothing() {
         let wc = wcs.iter().find(|w| w.qpn == qps[i].qpn).unwrap_or_else(|| panic!("{what}: no completion"));
         // The model, fed what the card received: one WQE sent, the NAK it got.
         let mut model = SendCompletions::default();
-        model.sent_one();
+        model.sent_one(1);
         let want = (vec![(0, CqStatus::RemoteAccess)], rnic_spec::completer::Recovery::Stop);
         assert_eq!(model.acknowledge(aeth::NAK_REMOTE_ACCESS, 0, 0), Some(want));
         assert_eq!((wc.wr_id, wc.status, wc.byte_len), (100 + i as u64, CqStatus::RemoteAccess, 0), "{what}");
@@ -722,7 +722,7 @@ fn a_locally_refused_wqe_completes_in_error_in_order_and_flushes_the_rest() {
     let of = |q: &Qp| wcs.iter().filter(|w| w.qpn == q.qpn).map(|w| (w.wr_id, w.status)).collect::<Vec<_>>();
     // The model, fed what happened: QP 1 sent one WQE, had three refused, got one ACK.
     let mut m1 = rnic_spec::completer::SendCompletions::default();
-    m1.sent_one();
+    m1.sent_one(2);
     let mut want1: Vec<(u16, CqStatus)> = [CqStatus::LocalProtection, CqStatus::Flushed, CqStatus::Flushed].iter().flat_map(|s| m1.refused(*s)).collect();
     want1.extend(m1.acknowledge(aeth::ACK, 1, 0).unwrap().0);
     let mut m2 = rnic_spec::completer::SendCompletions::default();

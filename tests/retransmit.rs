@@ -298,6 +298,21 @@ fn ghost_and_stale_acks_change_nothing_and_are_counted() {
     assert!(p.same_bytes(0, 3000) && p.same_bytes(4096, 500));
     assert_eq!(p.counter(0, "tx_counters", "resent"), 0);
     assert_eq!(p.counter(0, "completer", "cqes"), 2);
+
+    // A ghost by PSN: WRITE 3 (PSN 4) loses its ACK; an acknowledge whose MSN would cover it
+    // but whose PSN (5) was never sent completes nothing. The timeout's resend does.
+    drop_once(&p.world, 1, |pkt| pkt.bth.opcode == rnic_spec::responder::OP_ACK);
+    let before = p.world.borrow().sent_by(1).count();
+    let wr = p.wr(3, SendOp::Write, 8192, 500);
+    p.a.post_send(&mut p.qa, &wr).unwrap();
+    assert!(p.world.borrow_mut().run_until(20_000, |w| w.sent_by(1).count() == before + 1), "the ACK (lost)");
+    ack(&mut p, 3, 5);
+    p.world.borrow_mut().run_until(3_000, |_| false);
+    assert_eq!(p.counter(0, "completer", "unexpected"), 4, "the ghost counted");
+    assert_eq!(p.a.poll_cq(&mut p.cqa, 8).unwrap(), [], "no completion from a PSN never sent");
+    assert_eq!(p.completions(1, 200_000), [(3, CqStatus::Success)], "completed by the resend's ACK");
+    assert_eq!(p.counter(0, "completer", "timeouts"), 1);
+    assert!(p.same_bytes(8192, 500));
 }
 
 #[test]

@@ -475,6 +475,7 @@ impl Logic for Nic {
         self.cpl.qp_send_cq.next = self.csr.control[29].val();
         self.cpl.qp_recv_cq.next = self.csr.control[33].val();
         self.cpl.qp_retry.next = self.csr.control[34].val();
+        self.cpl.qp_sq_psn.next = self.csr.control[23].val();
         self.cpl.cq_commit_valid.next = self.csr.command_valid[5].val();
         self.cpl.cq_commit.next = self.csr.command[5].val();
         self.cpl.cq_doorbell_valid.next = self.csr.command_valid[4].val();
@@ -484,6 +485,7 @@ impl Logic for Nic {
         self.cpl.sent_valid.next = self.req.sent_valid.val();
         self.cpl.sent_qp.next = self.req.sent_qp.val();
         self.cpl.sent_signaled.next = self.req.sent_signaled.val();
+        self.cpl.sent_end_psn.next = self.req.sent_end_psn.val();
         self.cpl.err_valid.next = self.req.err_valid.val();
         self.req.err_ready.next = self.cpl.err_ready.val();
         self.cpl.err_status.next = self.req.err_status.val();

@@ -4,8 +4,10 @@
 //! An ACK's MSN counts the messages the responder has finished; every sent WQE it now covers
 //! completes successfully, oldest first, and the retry counts start again. Every NAK's MSN
 //! acknowledges the same way before the NAK itself counts (IBTA Vol 1 §9.7.5.1.1: a NAK
-//! also acknowledges the packets before its PSN). Acknowledges covering more than was sent
-//! complete nothing and are dropped.
+//! also acknowledges the packets before its PSN). Acknowledges covering more than was sent,
+//! and ghosts — acknowledges for a PSN at or past the end of what was sent (IBTA Vol 1
+//! §9.7.5: an ACK for a packet not yet sent is invalid) — complete nothing and are
+//! dropped.
 //!
 //! - A PSN sequence NAK rewinds the send queue (go-back-N): the requester resends from the
 //!   oldest outstanding WQE, starting at the NAK's PSN, and one transport retry is used. A NAK
@@ -70,6 +72,8 @@ pub struct SendCompletions {
     pub rnr_left: u8,
     /// The PSN of the last sequence NAK: one for another PSN acknowledges new packets.
     pub last_nak: Option<u32>,
+    /// The PSN after the last packet of the WQEs sent (the QP's send PSN at its commit).
+    pub next_psn: u32,
 }
 
 impl SendCompletions {
@@ -78,8 +82,10 @@ impl SendCompletions {
         SendCompletions { retry_cnt, rnr_retry, retry_left: retry_cnt, rnr_left: rnr_retry, ..Default::default() }
     }
 
-    pub fn sent_one(&mut self) {
+    /// A WQE was sent; its packets end before `end_psn`.
+    pub fn sent_one(&mut self, end_psn: u32) {
         self.sent = self.sent.wrapping_add(1);
+        self.next_psn = end_psn & psn::PSN_MASK;
     }
 
     /// WQEs sent and not completed (only those before the first refused one went out).
@@ -135,6 +141,9 @@ impl SendCompletions {
     /// The completions (send-queue index, status) and the recovery an acknowledge with
     /// `syndrome`, `msn` and `psn` produces, or `None` if it is unexpected (counted, dropped).
     pub fn acknowledge(&mut self, syndrome: u8, msn: u32, psn: u32) -> Option<(Vec<(u16, CqStatus)>, Recovery)> {
+        if psn::diff(psn, self.next_psn) >= 0 {
+            return None;
+        }
         let covered = psn::diff(msn, self.msn);
         if covered != 0 && (self.broken || covered < 0 || covered > self.outstanding() as i32) {
             return None;
@@ -192,14 +201,14 @@ mod tests {
     fn acks_complete_what_they_cover_and_error_naks_break_the_queue() {
         let mut c = SendCompletions::new(7, 7);
         for _ in 0..3 {
-            c.sent_one();
+            c.sent_one(100);
         }
         assert_eq!(ack(&mut c, aeth::ACK, 2), Some(vec![(0, Success), (1, Success)]));
         assert_eq!(ack(&mut c, aeth::ACK, 2), Some(vec![]), "a repeated ACK");
         assert_eq!(ack(&mut c, aeth::ACK, 5), None, "covers more than was sent");
-        c.sent_one();
+        c.sent_one(100);
         assert_eq!(c.acknowledge(aeth::NAK_REMOTE_ACCESS, 2, 9), Some((vec![(2, RemoteAccess), (3, Flushed)], Recovery::Stop)));
-        c.sent_one();
+        c.sent_one(100);
         assert_eq!(ack(&mut c, aeth::ACK, 3), None, "the queue is broken");
         assert_eq!(c.acknowledge(aeth::NAK_PSN_SEQUENCE, 2, 9), Some((vec![], Recovery::None)), "nothing to go back to");
     }
@@ -207,7 +216,7 @@ mod tests {
     #[test]
     fn refused_wqes_complete_in_order_after_the_ones_sent_before() {
         let mut c = SendCompletions::new(7, 7);
-        c.sent_one();
+        c.sent_one(100);
         assert_eq!(c.refused(LocalProtection), vec![], "WQE 0 is still outstanding");
         assert_eq!(c.refused(Flushed), vec![]);
         assert_eq!(ack(&mut c, aeth::ACK, 2), None, "an ACK cannot cover refused WQEs");
@@ -221,7 +230,7 @@ mod tests {
     fn sequence_naks_and_timeouts_rewind_until_the_retries_are_used() {
         let mut c = SendCompletions::new(2, 7);
         for _ in 0..3 {
-            c.sent_one();
+            c.sent_one(100);
         }
         // The NAK acknowledges WQE 0 (MSN 1) and asks for PSN 40 inside WQE 1.
         assert_eq!(c.acknowledge(aeth::NAK_PSN_SEQUENCE, 1, 40), Some((vec![(0, Success)], Recovery::Rewind { index: 1, psn: Some(40) })));
@@ -238,7 +247,7 @@ mod tests {
     #[test]
     fn a_sequence_nak_for_a_new_psn_is_progress() {
         let mut c = SendCompletions::new(1, 7);
-        c.sent_one();
+        c.sent_one(100);
         let rewind = |psn| Some((vec![], Recovery::Rewind { index: 0, psn: Some(psn) }));
         assert_eq!(c.acknowledge(aeth::NAK_PSN_SEQUENCE, 0, 10), rewind(10));
         assert_eq!(c.acknowledge(aeth::NAK_PSN_SEQUENCE, 0, 20), rewind(20), "a later gap: retries restored");
@@ -248,15 +257,29 @@ mod tests {
     #[test]
     fn rnr_naks_wait_their_timer_and_seven_is_without_limit() {
         let mut c = SendCompletions::new(7, 1);
-        c.sent_one();
+        c.sent_one(100);
         let wait = Recovery::RnrWait { index: 0, ticks: crate::retry::rnr_ticks(1) };
         assert_eq!(c.acknowledge(aeth::RNR_NAK, 0, 5), Some((vec![], wait)));
         assert_eq!(c.acknowledge(aeth::RNR_NAK, 0, 5), Some((vec![(0, RnrRetryExceeded)], Recovery::Stop)));
         let mut forever = SendCompletions::new(0, 7);
-        forever.sent_one();
+        forever.sent_one(100);
         for _ in 0..100 {
             assert_eq!(forever.acknowledge(aeth::RNR_NAK, 0, 5), Some((vec![], wait)));
         }
         assert_eq!(ack(&mut forever, aeth::ACK, 1), Some(vec![(0, Success)]));
+    }
+
+    #[test]
+    fn acknowledges_for_psns_never_sent_are_ghosts() {
+        let mut c = SendCompletions::new(7, 7);
+        c.next_psn = 0xFF_FFFE;
+        c.sent_one(0xFF_FFFE + 3);
+        assert_eq!(c.next_psn, 1, "PSNs wrap at 2^24");
+        assert_eq!(c.acknowledge(aeth::ACK, 1, 1), None, "the PSN after the last one sent");
+        assert_eq!(c.acknowledge(aeth::ACK, 1, 0x40_0000), None, "far ahead");
+        assert_eq!(c.acknowledge(aeth::NAK_PSN_SEQUENCE, 0, 2), None, "a NAK too");
+        assert_eq!(c.done, 0, "ghosts complete nothing");
+        assert_eq!(c.acknowledge(aeth::ACK, 1, 0), Some((vec![(0, Success)], Recovery::None)), "the last PSN sent");
+        assert_eq!(c.acknowledge(aeth::ACK, 1, 0xFF_FFFE), Some((vec![], Recovery::None)), "an older one: a repeat");
     }
 }

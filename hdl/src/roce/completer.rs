@@ -69,6 +69,10 @@ pack_word! {
     lsb_first SigAddr: 16 { index: 8, qp: 8 }
 }
 pack_word! { lsb_first Owner8: 8 { flag: 1 } }
+pack_word! {
+    /// A sent event as it waits in `sent_q`: SIGNALED, and the PSN after its last packet.
+    lsb_first SentReport: 25 { signaled: 1, end_psn: 24 }
+}
 
 const C_IDLE: u64 = 0;
 const C_LOAD: u64 = 1;
@@ -95,6 +99,8 @@ crate::hdl_block! {
         pub qp_send_cq: Signal<In, Bits<32>>,
         pub qp_recv_cq: Signal<In, Bits<32>>,
         pub qp_retry: Signal<In, Bits<32>>,
+        /// The committed QP's first send PSN (`qp.sq_psn`).
+        pub qp_sq_psn: Signal<In, Bits<32>>,
         /// `cq.commit` with the staged ring.
         pub cq_commit_valid: Signal<In, Bit>,
         pub cq_commit: Signal<In, Bits<32>>,
@@ -109,6 +115,7 @@ crate::hdl_block! {
         pub sent_valid: Signal<In, Bit>,
         pub sent_qp: Signal<In, Bits<QP_SLOT_BITS>>,
         pub sent_signaled: Signal<In, Bit>,
+        pub sent_end_psn: Signal<In, Bits<24>>,
         /// The requester refused or flushed a WQE of `sent_qp` (taken when `err_ready`).
         pub err_valid: Signal<In, Bit>,
         pub err_ready: Signal<Out, Bit>,
@@ -254,7 +261,15 @@ crate::hdl_block! {
         db_ok: Signal<Local, Bit>,
         cq_drop: Signal<Local, Bit>,
         /// Sent events wait here for their read-modify-write of `sent_ram` (b: SIGNALED).
-        sent_q: RamFifo<5, 4, QP_SLOT_BITS, 1, 8>,
+        sent_q: RamFifo<5, 4, QP_SLOT_BITS, 25, 8>,
+        sent_report: SentReport,
+        s_end: DFF<Bits<24>>,
+        /// Per QP: the PSN after the last packet sent (`sq_psn` at the commit, then each sent
+        /// WQE's end). An acknowledge for it or a later PSN is a ghost: nothing sent asked
+        /// for it (read with `sent_copy`).
+        npsn_ram: RAM<Bits<24>, QP_SLOT_BITS>,
+        npsn: DFF<Bits<24>>,
+        ghost: Signal<Local, Bit>,
         /// Each sent WQE's SIGNALED flag, by QP and index (`SigAddr`).
         sig_ram: RAM<Bit, 16>,
         sig_w: SigAddr,
@@ -378,7 +393,7 @@ impl Logic for Completer {
             self, clock, sent_tail, s_busy, s_qp, local_tail, s_status, is_local, l_idx, l_status, e_valid, e_from, e_status, state, is_recv, r_len, r_imm, r_op, r_flags, ack_q, syn, msn, cqn, sent, d_idx, d_msn, broken, ring_base,
             cq_mask, cq_log, pi, left, db_last, db_last_cq, db_last_ci, ci, cq_size, n_overflows, status, is_error, cmd_done, beat_done, n_acks, n_naks, n_cqes, n_unexpected,
             act, act_skip, act_retry, brk_status, kill, is_tmo, is_rnr_exp, rnr_t, progress, rewound, tcmd_rnr, a_psn, cfg_retry, cfg_rnr,
-            retry_left, rnr_left, n_seq, n_rnr, n_tmo, n_rw, n_exc, published, fenced, nak_seen, nak_psn, s_sig, h_qp, h_cq, commits, s_stamp, s_hit, l_stamp
+            retry_left, rnr_left, n_seq, n_rnr, n_tmo, n_rw, n_exc, published, fenced, nak_seen, nak_psn, s_sig, s_end, npsn, h_qp, h_cq, commits, s_stamp, s_hit, l_stamp
         );
         self.timer.clock.next = self.clock.val();
         self.timer.qp_commit_valid.next = self.qp_commit_valid.val();
@@ -393,6 +408,8 @@ impl Logic for Completer {
         self.sent_copy.read_clock.next = self.clock.val();
         self.sent_copy.write_clock.next = self.clock.val();
         self.sig_ram.read_clock.next = self.clock.val();
+        self.npsn_ram.read_clock.next = self.clock.val();
+        self.npsn_ram.write_clock.next = self.clock.val();
         self.sig_ram.write_clock.next = self.clock.val();
         self.done_ram.read_clock.next = self.clock.val();
         self.done_ram.write_clock.next = self.clock.val();
@@ -428,10 +445,12 @@ impl Logic for Completer {
         self.sent_q.wr_en.next = self.sent_valid.val();
         self.sent_q.wr_addr.next = self.sent_tail.q.val().get_bits::<4>(0);
         self.sent_q.wr_a.next = self.sent_qp.val();
-        self.sent_q.wr_b.next = self.zero1.val();
+        self.sent_report.signaled.next = self.zero1.val();
         if self.sent_signaled.val() {
-            self.sent_q.wr_b.next = self.one1.val();
+            self.sent_report.signaled.next = self.one1.val();
         }
+        self.sent_report.end_psn.next = self.sent_end_psn.val();
+        self.sent_q.wr_b.next = self.sent_report.word.val();
         self.sent_q.wr_c.next = self.commits.q.val();
         if self.commit_ok.val() {
             self.commits.d.next = self.commits.q.val() + self.one8.val();
@@ -455,7 +474,8 @@ impl Logic for Completer {
             self.s_busy.d.next = true;
             self.s_qp.d.next = self.sent_q.out_a.val();
             self.s_status.d.next = self.zero8.val();
-            self.s_sig.d.next = self.sent_q.out_b.val() == self.one1.val();
+            self.s_sig.d.next = self.sent_q.out_b.val().get_bit(0);
+            self.s_end.d.next = self.sent_q.out_b.val().get_bits::<24>(1);
             self.s_stamp.d.next = self.sent_q.out_c.val();
             self.s_hit.d.next = false;
         }
@@ -531,6 +551,13 @@ impl Logic for Completer {
         self.sig_ram.write_enable.next = self.s_fire.val() & !self.s_stale.val() & (self.s_status.q.val() == self.zero8.val());
         self.sig_ram.write_address.next = self.sig_w.word.val();
         self.sig_ram.write_data.next = self.s_sig.q.val();
+        self.npsn_ram.write_enable.next = self.commit_ok.val() | self.sig_ram.write_enable.val();
+        self.npsn_ram.write_address.next = self.s_qp.q.val();
+        self.npsn_ram.write_data.next = self.s_end.q.val();
+        if self.commit_ok.val() {
+            self.npsn_ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
+            self.npsn_ram.write_data.next = self.qp_sq_psn.val().get_bits::<24>(0);
+        }
         self.sent_copy.write_enable.next = self.sent_ram.write_enable.val();
         self.sent_copy.write_address.next = self.sent_ram.write_address.val();
         self.sent_copy.write_data.next = self.sent_ram.write_data.val();
@@ -636,6 +663,7 @@ impl Logic for Completer {
         }
 
         self.stamp_copy.read_address.next = self.sent_copy.read_address.val();
+        self.npsn_ram.read_address.next = self.sent_copy.read_address.val();
 
         // The CQE: its ring slot, and its bytes.
         self.cq_off.zero.next = self.zero5.val();
@@ -840,6 +868,7 @@ impl Logic for Completer {
             self.e_status.d.next = self.done_ram.read_data.val().get_bits::<8>(58);
             self.cqn.d.next = self.cq_of.read_data.val().get_bits::<CQ_SLOT_BITS>(0);
             self.sent.d.next = self.sent_copy.read_data.val();
+            self.npsn.d.next = self.npsn_ram.read_data.val();
             self.retry_left.d.next = self.done_ram.read_data.val().get_bits::<3>(66);
             self.rnr_left.d.next = self.done_ram.read_data.val().get_bits::<3>(69);
             self.nak_seen.d.next = self.done_ram.read_data.val().get_bit(72);
@@ -868,12 +897,15 @@ impl Logic for Completer {
             }
         }
         // An acknowledge's MSN completes what it covers: none (a repeated one), or up to what
-        // was sent; more than that, or anything on a broken queue, is unexpected.
-        self.cover_bad.next = (self.covered.val() != self.zero24.val())
-            & ((self.covered.val() >= self.half24.val())
-                | (self.covered.val().get_bits::<8>(16) != self.zero8.val())
-                | (self.covered.val().get_bits::<16>(0) > self.outstanding.val())
-                | self.broken.q.val());
+        // was sent; more than that, or anything on a broken queue, is unexpected. So is a
+        // ghost: its PSN is at or past the end of what was sent.
+        self.ghost.next = (self.a_psn.q.val() - self.npsn.q.val()) < self.half24.val();
+        self.cover_bad.next = self.ghost.val()
+            | ((self.covered.val() != self.zero24.val())
+                & ((self.covered.val() >= self.half24.val())
+                    | (self.covered.val().get_bits::<8>(16) != self.zero8.val())
+                    | (self.covered.val().get_bits::<16>(0) > self.outstanding.val())
+                    | self.broken.q.val()));
         if self.state.q.val() == self.c_decide.val() {
             self.state.d.next = self.c_idle.val();
             self.cmd_done.d.next = false;

@@ -199,6 +199,9 @@ crate::hdl_block! {
         pub sent_valid: Signal<Out, Bit>,
         pub sent_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
         pub sent_signaled: Signal<Out, Bit>,
+        /// The PSN after the sent WQE's last packet (its first PSN plus its packet count, one
+        /// for a message of length 0): the completer takes acknowledges for no PSN past it.
+        pub sent_end_psn: Signal<Out, Bits<24>>,
         /// A WQE of QP `sent_qp` was refused or flushed (`err_status`: a `CqStatus`); the FSM
         /// waits for the completer to take it.
         pub err_valid: Signal<Out, Bit>,
@@ -1021,6 +1024,10 @@ impl Logic for Requester {
         // Stopped mid-WQE: a new one counts as sent (its first packet is out), ending where
         // its last packet would have; the QP goes round and takes its rewind.
         self.remaining.next = (self.left.q.val() + self.pmtu32.val() - self.one32.val()) >> self.c_pmtu.q.val();
+        self.sent_end_psn.next = self.psn.q.val() + self.remaining.val().get_bits::<24>(0);
+        if self.remaining.val() == self.zero32.val() {
+            self.sent_end_psn.next = self.psn.q.val() + self.one24.val();
+        }
         if self.abort.val() {
             if !self.resend.val() {
                 self.hi.d.next = self.ci.q.val() + self.one16.val();
