@@ -26,6 +26,7 @@ use crate::dma::read::DmaRead;
 use crate::dma::write::DmaWrite;
 use crate::roce::completer::Completer;
 use crate::roce::responder::Responder;
+use crate::roce::response_tx::ResponseTx;
 use crate::roce::requester::{Requester, QP_STAGE_WORDS};
 use crate::roce::rx::{RoceRx, NUM_COUNTERS};
 use crate::roce::tx::RoceTx;
@@ -39,7 +40,7 @@ use rust_hdl::prelude::*;
 /// then the responder's fifteen, then the completer's ten.
 const RX_STATUS: usize = NUM_COUNTERS + 1;
 const RSP_STATUS: usize = RX_STATUS + 4;
-const CPL_STATUS: usize = RSP_STATUS + 15;
+const CPL_STATUS: usize = RSP_STATUS + 17;
 const _: () = assert!(N_STATUS == CPL_STATUS + 10, "status registers: receive, transmit, responder, completer counters");
 
 /// Positions in `regs::registers(Access::Control)` and `(Access::Command)` the top wires by
@@ -171,6 +172,7 @@ crate::hdl_block! {
         tx: RoceTx,
         req: Requester,
         rsp: Responder,
+        rtx: ResponseTx,
         mrs: MrTable,
         rsp_mrs: MrTable,
         rd: DmaRead,
@@ -194,6 +196,9 @@ crate::hdl_block! {
         r_owner_depth: Constant<Bits<6>> = c::<6>(32),
         one6: Constant<Bits<6>> = c::<6>(1),
         r_sel_rsp: Signal<Local, Bit>,
+        r_sel_rtx: Signal<Local, Bit>,
+        r_to_rtx: Signal<Local, Bit>,
+        r_room: Signal<Local, Bit>,
         r_issue: Signal<Local, Bit>,
         r_to_rsp: Signal<Local, Bit>,
         w_sel_cpl: Signal<Local, Bit>,
@@ -216,9 +221,7 @@ crate::hdl_block! {
         wqes_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64 + 1),
         wqe_errors_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64 + 2),
         resent_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64 + 3),
-        rsp_ids: [Constant<Bits<8>>; 15] = std::array::from_fn(|i| c::<8>((RSP_STATUS + i) as u64)),
-        op_ack: Constant<Bits<8>> = c::<8>(rnic_spec::responder::OP_ACK as u64),
-        zero13: Constant<Bits<LEN_BITS>> = c::<LEN_BITS>(0),
+        rsp_ids: [Constant<Bits<8>>; 17] = std::array::from_fn(|i| c::<8>((RSP_STATUS + i) as u64)),
         zero32: Constant<Bits<32>> = c::<32>(0),
         zero64: Constant<Bits<64>> = c::<64>(0),
         fcs_bit: Constant<Bits<32>> = c::<32>(PORT_CONTROL_FCS as u64),
@@ -233,6 +236,8 @@ crate::hdl_block! {
         /// TX arbiter: a packet's payload beats follow its descriptor from the same source.
         arb_busy: DFF<Bit>,
         arb_ext: DFF<Bit>,
+        arb_rsp: DFF<Bit>,
+        o_rsp: DFF<Bit>,
         arb_left: DFF<Bits<8>>,
         o_valid: DFF<Bit>,
         o_ext: DFF<Bit>,
@@ -274,7 +279,7 @@ crate::hdl_block! {
 impl Logic for Nic {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, r_owner_tail, w_busy, w_cpl, w_left, wo_valid, wo_cpl, wo_addr, wo_len, w_owner_tail, arb_busy, arb_ext, arb_left, o_valid, o_ext, o_eth_dst, o_eth_src, o_vlan, o_vlan_tci, o_ipv6, o_ip_src, o_ip_dst, o_dscp, o_ecn, o_ttl, o_flow_label, o_udp_src_port, o_opcode, o_se, o_pkey, o_dest_qp, o_ack_req, o_psn, o_va, o_rkey, o_dma_len, o_imm, o_aeth_syndrome, o_aeth_msn, o_payload_len);
+        dff_setup!(self, clock, r_owner_tail, w_busy, w_cpl, w_left, wo_valid, wo_cpl, wo_addr, wo_len, w_owner_tail, arb_busy, arb_ext, arb_rsp, o_rsp, arb_left, o_valid, o_ext, o_eth_dst, o_eth_src, o_vlan, o_vlan_tci, o_ipv6, o_ip_src, o_ip_dst, o_dscp, o_ecn, o_ttl, o_flow_label, o_udp_src_port, o_opcode, o_se, o_pkey, o_dest_qp, o_ack_req, o_psn, o_va, o_rkey, o_dma_len, o_imm, o_aeth_syndrome, o_aeth_msn, o_payload_len);
         self.csr.clock.next = self.clock.val();
         self.csr.awvalid.next = self.bar_awvalid.val();
         self.bar_awready.next = self.csr.awready.val();
@@ -355,6 +360,12 @@ impl Logic for Nic {
         }
         if self.csr.status_sel.val() == self.rsp_ids[14].val() {
             self.csr.status_value.next = self.rsp.mr_fence.val();
+        }
+        if self.csr.status_sel.val() == self.rsp_ids[15].val() {
+            self.csr.status_value.next = self.rtx.responses.val();
+        }
+        if self.csr.status_sel.val() == self.rsp_ids[16].val() {
+            self.csr.status_value.next = self.rtx.read_errors.val();
         }
         if self.csr.status_sel.val() == self.cpl_ids[0].val() {
             self.csr.status_value.next = self.cpl.acks.val();
@@ -466,6 +477,17 @@ impl Logic for Nic {
         self.rsp.mr_res_valid.next = self.rsp_mrs.res_valid.val();
         self.rsp.mr_res_error.next = self.rsp_mrs.res_error.val();
         self.rsp.mr_res_tag.next = self.rsp_mrs.res_tag.val();
+        // The responder's answers: acknowledges and READ responses from its queue's head.
+        self.rtx.clock.next = self.clock.val();
+        self.rtx.job_valid.next = self.rsp.ack_valid.val();
+        self.rsp.ack_ready.next = self.rtx.job_done.val();
+        self.rtx.job_read.next = self.rsp.ack_read.val();
+        self.rtx.job_syndrome.next = self.rsp.ack_syndrome.val();
+        self.rtx.job_psn.next = self.rsp.ack_psn.val();
+        self.rtx.job_msn.next = self.rsp.ack_msn.val();
+        self.rtx.job_va.next = self.rsp.ack_va.val();
+        self.rtx.job_len.next = self.rsp.ack_len.val();
+        self.rtx.job_pmtu.next = self.rsp.ack_pmtu.val();
         // The completer: ACKs from the responder's path, sent events from the requester.
         self.cq_base.lo.next = self.csr.control[41].val();
         self.cq_base.hi.next = self.csr.control[42].val();
@@ -603,18 +625,35 @@ impl Logic for Nic {
         self.rd.clock.next = self.clock.val();
         self.r_owner.clock.next = self.clock.val();
         self.r_sel_rsp.next = self.rsp.rd_valid.val();
+        self.r_sel_rtx.next = !self.rsp.rd_valid.val() & self.rtx.rd_valid.val();
+        self.r_room.next = (self.r_owner_tail.q.val() - self.r_owner.head.val()) != self.r_owner_depth.val();
         // (The room condition is spelled out in each use: a local shared between a valid and
         // the matching ready makes Verilator see a loop, see the requester.)
-        self.rd.cmd_valid.next = (self.rsp.rd_valid.val() | self.req.rd_valid.val()) & ((self.r_owner_tail.q.val() - self.r_owner.head.val()) != self.r_owner_depth.val());
+        self.rd.cmd_valid.next = (self.rsp.rd_valid.val() | self.rtx.rd_valid.val() | self.req.rd_valid.val())
+            & ((self.r_owner_tail.q.val() - self.r_owner.head.val()) != self.r_owner_depth.val());
         self.rsp.rd_ready.next = self.rd.cmd_ready.val() & ((self.r_owner_tail.q.val() - self.r_owner.head.val()) != self.r_owner_depth.val());
-        self.req.rd_ready.next = self.rd.cmd_ready.val() & ((self.r_owner_tail.q.val() - self.r_owner.head.val()) != self.r_owner_depth.val()) & !self.rsp.rd_valid.val();
+        self.rtx.rd_ready.next = self.rd.cmd_ready.val()
+            & ((self.r_owner_tail.q.val() - self.r_owner.head.val()) != self.r_owner_depth.val())
+            & !self.rsp.rd_valid.val();
+        self.req.rd_ready.next = self.rd.cmd_ready.val()
+            & ((self.r_owner_tail.q.val() - self.r_owner.head.val()) != self.r_owner_depth.val())
+            & !self.rsp.rd_valid.val()
+            & !self.rtx.rd_valid.val();
         self.rd.cmd_addr.next = self.req.rd_addr.val();
         self.rd.cmd_len.next = self.req.rd_len.val();
+        if self.r_sel_rtx.val() {
+            self.rd.cmd_addr.next = self.rtx.rd_addr.val();
+            self.rd.cmd_len.next = self.rtx.rd_len.val();
+        }
         if self.r_sel_rsp.val() {
             self.rd.cmd_addr.next = self.rsp.rd_addr.val();
             self.rd.cmd_len.next = self.rsp.rd_len.val();
         }
-        self.r_issue.next = self.rd.cmd_ready.val() & ((self.r_owner_tail.q.val() - self.r_owner.head.val()) != self.r_owner_depth.val()) & (self.rsp.rd_valid.val() | self.req.rd_valid.val());
+        self.r_issue.next = self.rd.cmd_ready.val()
+            & self.r_room.val()
+            & (self.rsp.rd_valid.val() | self.rtx.rd_valid.val() | self.req.rd_valid.val());
+        // Owner of each command: a = the responder's WQE prefetch, b = READ responses, else the
+        // requester.
         self.r_owner.wr_en.next = self.r_issue.val();
         self.r_owner.wr_addr.next = self.r_owner_tail.q.val().get_bits::<5>(0);
         self.r_owner.wr_a.next = self.bit0.val();
@@ -622,12 +661,16 @@ impl Logic for Nic {
             self.r_owner.wr_a.next = self.bit1.val();
         }
         self.r_owner.wr_b.next = self.bit0.val();
+        if self.r_sel_rtx.val() {
+            self.r_owner.wr_b.next = self.bit1.val();
+        }
         self.r_owner.wr_c.next = self.bit0.val();
         self.r_owner.tail.next = self.r_owner_tail.q.val();
         if self.r_issue.val() {
             self.r_owner_tail.d.next = self.r_owner_tail.q.val() + self.one6.val();
         }
         self.r_to_rsp.next = self.r_owner.out_valid.val() & self.r_owner.out_a.val().any();
+        self.r_to_rtx.next = self.r_owner.out_valid.val() & self.r_owner.out_b.val().any();
         self.dma_arvalid.next = self.rd.arvalid.val();
         self.rd.arready.next = self.dma_arready.val();
         self.dma_araddr.next = self.rd.araddr.val();
@@ -636,12 +679,19 @@ impl Logic for Nic {
         self.dma_rready.next = self.rd.rready.val();
         self.rd.rdata.next = self.dma_rdata.val();
         self.rd.rresp.next = self.dma_rresp.val();
-        self.req.rdd_valid.next = self.rd.out_valid.val() & self.r_owner.out_valid.val() & !self.r_owner.out_a.val().any();
+        self.req.rdd_valid.next =
+            self.rd.out_valid.val() & self.r_owner.out_valid.val() & !self.r_owner.out_a.val().any() & !self.r_owner.out_b.val().any();
+        self.rtx.rdd_valid.next = self.rd.out_valid.val() & self.r_owner.out_valid.val() & self.r_owner.out_b.val().any();
         self.rsp.rdd_valid.next = self.rd.out_valid.val() & self.r_owner.out_valid.val() & self.r_owner.out_a.val().any();
         self.rd.out_ready.next = self.r_owner.out_valid.val() & self.req.rdd_ready.val();
         if self.r_to_rsp.val() {
             self.rd.out_ready.next = self.r_owner.out_valid.val() & self.rsp.rdd_ready.val();
         }
+        if self.r_to_rtx.val() {
+            self.rd.out_ready.next = self.r_owner.out_valid.val() & self.rtx.rdd_ready.val();
+        }
+        self.rtx.rdd_data.next = self.rd.out_data.val();
+        self.rtx.rdd_error.next = self.rd.out_error.val();
         self.r_owner.out_ready.next = self.rd.out_valid.val() & self.rd.out_last.val() & self.rd.out_ready.val();
         self.req.rdd_data.next = self.rd.out_data.val();
         self.req.rdd_last.next = self.rd.out_last.val();
@@ -676,12 +726,12 @@ impl Logic for Nic {
         // valid through a source.
         self.tx.clock.next = self.clock.val();
         self.tx.fcs_enable.next = self.fcs_enable.val();
-        self.sel_rsp.next = self.rsp.ack_valid.val();
-        self.sel_ext.next = !self.rsp.ack_valid.val() & !self.req.txd_valid.val() & self.txd_valid.val();
-        self.any_valid.next = self.rsp.ack_valid.val() | self.req.txd_valid.val() | self.txd_valid.val();
+        self.sel_rsp.next = self.rtx.d_valid.val();
+        self.sel_ext.next = !self.rtx.d_valid.val() & !self.req.txd_valid.val() & self.txd_valid.val();
+        self.any_valid.next = self.rtx.d_valid.val() | self.req.txd_valid.val() | self.txd_valid.val();
         self.handed.next = self.o_valid.q.val() & !self.arb_busy.q.val() & self.tx.hdr_ready.val();
         self.load.next = !self.o_valid.q.val() | self.handed.val();
-        self.rsp.ack_ready.next = self.load.val() & self.sel_rsp.val();
+        self.rtx.d_ready.next = self.load.val() & self.sel_rsp.val();
         self.req.txd_ready.next = self.load.val() & !self.sel_rsp.val() & !self.sel_ext.val();
         self.txd_ready.next = self.load.val() & self.sel_ext.val();
         if self.handed.val() {
@@ -690,6 +740,7 @@ impl Logic for Nic {
         if self.load.val() & self.any_valid.val() {
             self.o_valid.d.next = true;
             self.o_ext.d.next = self.sel_ext.val();
+            self.o_rsp.d.next = self.sel_rsp.val();
             self.o_eth_dst.d.next = self.req.txd_eth_dst.val();
             self.o_eth_src.d.next = self.req.txd_eth_src.val();
             self.o_vlan.d.next = self.req.txd_vlan.val();
@@ -758,19 +809,19 @@ impl Logic for Nic {
                 self.o_ttl.d.next = self.rsp.ack_ttl.val();
                 self.o_flow_label.d.next = self.rsp.ack_flow_label.val();
                 self.o_udp_src_port.d.next = self.rsp.ack_udp_src_port.val();
-                self.o_opcode.d.next = self.op_ack.val();
+                self.o_opcode.d.next = self.rtx.d_opcode.val();
                 self.o_se.d.next = false;
                 self.o_pkey.d.next = self.rsp.ack_pkey.val();
                 self.o_dest_qp.d.next = self.rsp.ack_dest_qp.val();
                 self.o_ack_req.d.next = false;
-                self.o_psn.d.next = self.rsp.ack_psn.val();
+                self.o_psn.d.next = self.rtx.d_psn.val();
                 self.o_va.d.next = self.zero64.val();
                 self.o_rkey.d.next = self.zero32.val();
                 self.o_dma_len.d.next = self.zero32.val();
                 self.o_imm.d.next = self.zero32.val();
-                self.o_aeth_syndrome.d.next = self.rsp.ack_syndrome.val();
-                self.o_aeth_msn.d.next = self.rsp.ack_msn.val();
-                self.o_payload_len.d.next = self.zero13.val();
+                self.o_aeth_syndrome.d.next = self.rtx.d_syndrome.val();
+                self.o_aeth_msn.d.next = self.rtx.d_msn.val();
+                self.o_payload_len.d.next = self.rtx.d_payload_len.val();
             }
         }
         self.tx.hdr_valid.next = self.o_valid.q.val() & !self.arb_busy.q.val();
@@ -804,6 +855,7 @@ impl Logic for Nic {
         if self.handed.val() & (self.arb_beats.val().get_bits::<8>(0) != self.zero8.val()) {
             self.arb_busy.d.next = true;
             self.arb_ext.d.next = self.o_ext.q.val();
+            self.arb_rsp.d.next = self.o_rsp.q.val();
             self.arb_left.d.next = self.arb_beats.val().get_bits::<8>(0);
         }
         self.tx.pl_valid.next = self.arb_busy.q.val() & self.req.txp_valid.val();
@@ -812,11 +864,19 @@ impl Logic for Nic {
             self.tx.pl_valid.next = self.arb_busy.q.val() & self.txp_valid.val();
             self.tx.pl_data.next = self.txp_data.val();
         }
-        self.req.txp_ready.next = self.arb_busy.q.val() & !self.arb_ext.q.val() & self.tx.pl_ready.val();
+        if self.arb_rsp.q.val() {
+            self.tx.pl_valid.next = self.arb_busy.q.val() & self.rtx.pl_valid.val();
+            self.tx.pl_data.next = self.rtx.pl_data.val();
+        }
+        self.rtx.pl_ready.next = self.arb_busy.q.val() & self.arb_rsp.q.val() & self.tx.pl_ready.val();
+        self.req.txp_ready.next = self.arb_busy.q.val() & !self.arb_ext.q.val() & !self.arb_rsp.q.val() & self.tx.pl_ready.val();
         self.txp_ready.next = self.arb_busy.q.val() & self.arb_ext.q.val() & self.tx.pl_ready.val();
         self.pl_fire.next = self.arb_busy.q.val() & self.tx.pl_ready.val() & self.req.txp_valid.val();
         if self.arb_ext.q.val() {
             self.pl_fire.next = self.arb_busy.q.val() & self.tx.pl_ready.val() & self.txp_valid.val();
+        }
+        if self.arb_rsp.q.val() {
+            self.pl_fire.next = self.arb_busy.q.val() & self.tx.pl_ready.val() & self.rtx.pl_valid.val();
         }
         if self.pl_fire.val() {
             self.arb_left.d.next = self.arb_left.q.val() - self.one8.val();
@@ -871,6 +931,7 @@ mod tests {
         assert_eq!(registers(Access::Status)[RX_STATUS + 3].0, addr("tx_counters", "resent").unwrap());
         assert_eq!(registers(Access::Status)[RSP_STATUS + 12].0, addr("responder", "bad_source").unwrap());
         assert_eq!(registers(Access::Status)[RSP_STATUS + 14].0, addr("responder", "mr_fence").unwrap());
+        assert_eq!(registers(Access::Status)[RSP_STATUS + 16].0, addr("responder", "read_errors").unwrap());
         assert_eq!(registers(Access::Status)[CPL_STATUS + 5].0, addr("completer", "naks_sequence").unwrap());
         assert_eq!(registers(Access::Status)[CPL_STATUS + 9].0, addr("completer", "retries_exceeded").unwrap());
     }

@@ -277,7 +277,7 @@ pub const BLOCKS: &[Block] = &[
     Block {
         name: "responder",
         kind: TYPE_RESPONDER,
-        version: 3,
+        version: 4,
         base: 0x700,
         regs: &[
             reg("placed", 0x0C, Access::Status, 0, "request packets whose payload was written to memory"),
@@ -287,7 +287,7 @@ pub const BLOCKS: &[Block] = &[
             reg("naks_access", 0x1C, Access::Status, 0, "NAK remote access error: rkey, PD, access or bounds"),
             reg("duplicates", 0x20, Access::Status, 0, "duplicate requests (a PSN already placed): not written again"),
             reg("bad_qp", 0x24, Access::Status, 0, "packets for a QP that does not exist, is not in RTR / RTS or is in error: dropped"),
-            reg("set_aside", 0x28, Access::Status, 0, "packets the responder does not serve yet (READ, atomics): dropped"),
+            reg("set_aside", 0x28, Access::Status, 0, "packets the responder does not serve yet (atomics): dropped"),
             reg("naks_rnr", 0x2C, Access::Status, 0, "RNR NAK: a SEND or WRITE with immediate found no posted receive WQE"),
             reg("naks_operational", 0x30, Access::Status, 0, "NAK remote operational error: the receive WQE's lkey does not allow the write (QP to error)"),
             reg("receives", 0x34, Access::Status, 0, "receive WQEs consumed (each gets a completion)"),
@@ -295,6 +295,8 @@ pub const BLOCKS: &[Block] = &[
             reg("bad_source", 0x3C, Access::Status, 0, "packets whose source IP address or P_Key is not the QP's peer's: dropped"),
             reg("mr_epoch", 0x40, Access::Status, 0, "memory-region commits so far (each makes messages in progress check their key again)"),
             reg("mr_fence", 0x44, Access::Status, 0, "the mr_epoch every write admitted under an older one has finished by (dereg_mr waits for it)"),
+            reg("read_responses", 0x48, Access::Status, 0, "RDMA READ RESPONSE packets sent"),
+            reg("read_errors", 0x4C, Access::Status, 0, "host reads for READ responses that failed (the response went out with the bytes the host returned)"),
         ],
     },
     Block {

@@ -1,12 +1,13 @@
-//! The RC responder's reference model for RDMA WRITE and SEND (IBTA Vol 1 §9.7.5, §9.7.4.1,
+//! The RC responder's reference model for RDMA WRITE, SEND and READ (IBTA Vol 1 §9.7.5, §9.7.4.1,
 //! §10.8.3): what an arriving request packet does to the responder's state and memory, what it
 //! answers, and which receive completion it produces.
 //!
 //! Checks, the first failing one decides: a QP that does not exist, is not in RTR / RTS, or went
 //! to error drops the packet silently; so does a packet whose source IP address or P_Key is not
 //! the QP's connected peer's (counted `bad_source`; a P_Key matches in its low 15 bits when one
-//! of the two is a full member, IBTA §10.9.3); opcodes other than SEND and RDMA WRITE are set aside (not
-//! served yet); a PSN behind the expected PSN (ePSN) is a duplicate — nothing is written again,
+//! of the two is a full member, IBTA §10.9.3); opcodes other than SEND, RDMA WRITE and RDMA READ
+//! request are set aside (atomics are not served yet); RDMA READ requests follow their own
+//! rules (`RspState::read`); a PSN behind the expected PSN (ePSN) is a duplicate — nothing is written again,
 //! and an ACK answers it if it asks for one; a PSN ahead is a sequence error — one NAK carrying
 //! the ePSN until the ePSN arrives; FIRST / ONLY while a message is in progress, MIDDLE / LAST
 //! without one or of the other operation, and payload lengths other than the path MTU (FIRST,
@@ -54,7 +55,14 @@ pub const OP_WRITE_LAST: u8 = 0x08;
 pub const OP_WRITE_LAST_IMM: u8 = 0x09;
 pub const OP_WRITE_ONLY: u8 = 0x0A;
 pub const OP_WRITE_ONLY_IMM: u8 = 0x0B;
+pub const OP_READ_REQUEST: u8 = 0x0C;
+pub const OP_READ_RESPONSE_FIRST: u8 = 0x0D;
+pub const OP_READ_RESPONSE_MIDDLE: u8 = 0x0E;
+pub const OP_READ_RESPONSE_LAST: u8 = 0x0F;
+pub const OP_READ_RESPONSE_ONLY: u8 = 0x10;
 pub const OP_ACK: u8 = 0x11;
+/// The longest message, and so the longest RDMA READ: 2^31 bytes (IBTA Vol 1 §9.4.4).
+pub const MAX_MESSAGE: u32 = 1 << 31;
 
 /// AETH syndromes (IBTA Vol 1 §9.3.5, table 44): bits 6:5 say ACK (00), RNR NAK (01) or NAK
 /// (11); the low five bits are the credit count, the RNR timer or the NAK code.
@@ -103,6 +111,8 @@ pub struct RspState {
 pub enum Outcome {
     /// The payload was written: `len` bytes at `addr`.
     Placed { addr: u64, len: u32 },
+    /// An RDMA READ request was taken: its responses are [`Effect::read`].
+    Read,
     Duplicate,
     SequenceError,
     InvalidRequest,
@@ -143,6 +153,65 @@ pub struct Effect {
     pub outcome: Outcome,
     pub response: Option<Response>,
     pub completion: Option<RecvCompletion>,
+    /// An RDMA READ to answer (a new one, or a duplicate executed again).
+    pub read: Option<ReadReply>,
+}
+
+/// An RDMA READ the responder answers: `len` bytes from `va`, in READ RESPONSE packets from
+/// PSN `psn` on, whose AETHs carry MSN `msn` (IBTA Vol 1 §9.7.4.1.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadReply {
+    pub psn: u32,
+    pub va: u64,
+    pub len: u32,
+    pub msn: u32,
+}
+
+/// One READ RESPONSE packet: opcode, PSN, AETH (FIRST, LAST and ONLY carry one), and the bytes
+/// it carries (`len` from `va`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadResponse {
+    pub opcode: u8,
+    pub psn: u32,
+    pub aeth: Option<Aeth>,
+    pub va: u64,
+    pub len: u32,
+}
+
+impl ReadReply {
+    /// PSNs a READ of `len` bytes takes at a path MTU of 2^`pmtu_log2`: one per response
+    /// packet, one for length 0.
+    pub fn packets(len: u32, pmtu_log2: u8) -> u32 {
+        len.div_ceil(1 << pmtu_log2).max(1)
+    }
+
+    /// The response packets, in order: every one a full path MTU but the last.
+    pub fn responses(&self, pmtu_log2: u8) -> Vec<ReadResponse> {
+        let n = Self::packets(self.len, pmtu_log2);
+        let pmtu = 1u32 << pmtu_log2;
+        (0..n)
+            .map(|k| {
+                let (first, last) = (k == 0, k + 1 == n);
+                let opcode = match (first, last) {
+                    (true, true) => OP_READ_RESPONSE_ONLY,
+                    (true, false) => OP_READ_RESPONSE_FIRST,
+                    (false, true) => OP_READ_RESPONSE_LAST,
+                    (false, false) => OP_READ_RESPONSE_MIDDLE,
+                };
+                let aeth = (first || last).then_some(Aeth { syndrome: aeth::ACK, msn: self.msn });
+                let off = k * pmtu;
+                ReadResponse { opcode, psn: psn::add(self.psn, k), aeth, va: self.va.wrapping_add(off as u64), len: pmtu.min(self.len - off) }
+            })
+            .collect()
+    }
+}
+
+impl ReadResponse {
+    /// The packet for QP `ctx` of port `port` (its payload travels beside it).
+    pub fn descriptor(&self, port: &PortAddress, ctx: &QpContext) -> TxDescriptor {
+        let ack = Response { syndrome: aeth::ACK, psn: self.psn, msn: 0 }.descriptor(port, ctx);
+        TxDescriptor { opcode: self.opcode, aeth: self.aeth.unwrap_or_default(), payload_len: self.len as u16, ..ack }
+    }
 }
 
 impl RspState {
@@ -153,7 +222,7 @@ impl RspState {
     /// One arriving packet for a QP with context `ctx` (`None`: no such QP), memory regions
     /// `mrs`, and the receive WQEs posted to the QP since its commit, oldest first (`rq`).
     pub fn receive(&mut self, ctx: Option<&QpContext>, mrs: &[Option<MemoryRegion>], rq: &[RecvWqe], pkt: &RocePacket) -> Effect {
-        let effect = |outcome, response, completion| Effect { outcome, response, completion };
+        let effect = |outcome, response, completion| Effect { outcome, response, completion, read: None };
         let Some(ctx) = ctx.filter(|c| matches!(c.state, qp_state::RTR | qp_state::RTS) && !self.error) else {
             return effect(Outcome::BadQp, None, None);
         };
@@ -162,12 +231,16 @@ impl RspState {
         }
         let op = pkt.bth.opcode;
         let is_send = op <= OP_SEND_ONLY_IMM;
-        if !is_send && !(OP_WRITE_FIRST..=OP_WRITE_ONLY_IMM).contains(&op) {
+        let is_read = op == OP_READ_REQUEST;
+        if !is_send && !is_read && !(OP_WRITE_FIRST..=OP_WRITE_ONLY_IMM).contains(&op) {
             return effect(Outcome::SetAside, None, None);
         }
         let answer = |syndrome, psn, msn| Some(Response { syndrome, psn, msn });
         let p = pkt.bth.psn;
         let diff = psn::diff(p, self.epsn);
+        if is_read && diff <= 0 {
+            return self.read(ctx, mrs, pkt, diff < 0);
+        }
         if diff < 0 {
             return effect(Outcome::Duplicate, answer(aeth::ACK, p, self.msn).filter(|_| pkt.bth.ack_req), None);
         }
@@ -274,6 +347,36 @@ impl RspState {
         }
         let ack = answer(aeth::ACK, p, self.msn).filter(|_| pkt.bth.ack_req);
         effect(Outcome::Placed { addr, len }, ack, completion)
+    }
+}
+
+impl RspState {
+    /// An RDMA READ request at the ePSN, or behind it (`duplicate`: executed again from its
+    /// PSN, the state unchanged, IBTA Vol 1 §9.7.5.1.2). It carries no payload and at most
+    /// [`MAX_MESSAGE`] bytes, and comes between messages (else an invalid request); its rkey
+    /// must allow REMOTE_READ of the whole range (else a remote access error); both put the QP
+    /// in error. A new READ takes one PSN per response packet and finishes a message.
+    fn read(&mut self, ctx: &QpContext, mrs: &[Option<MemoryRegion>], pkt: &RocePacket, duplicate: bool) -> Effect {
+        let p = pkt.bth.psn;
+        let nak = |s: &mut RspState, outcome, syndrome| {
+            s.error = true;
+            Effect { outcome, response: Some(Response { syndrome, psn: p, msn: s.msn }), completion: None, read: None }
+        };
+        let reth = pkt.ext.iter().find_map(|e| if let Ext::Reth(r) = e { Some(*r) } else { None }).unwrap_or(Reth::default());
+        if (self.in_msg && !duplicate) || !pkt.payload.is_empty() || reth.dma_len > MAX_MESSAGE {
+            return nak(self, Outcome::InvalidRequest, aeth::NAK_INVALID_REQUEST);
+        }
+        if let Err(e) = mr::check(mrs, reth.rkey, ctx.pd, reth.va, reth.dma_len, mr::access::REMOTE_READ) {
+            return nak(self, Outcome::RemoteAccess(e), aeth::NAK_REMOTE_ACCESS);
+        }
+        if !duplicate {
+            self.epsn = psn::add(self.epsn, ReadReply::packets(reth.dma_len, ctx.pmtu_log2));
+            self.nak_sent = false;
+            self.msn = psn::add(self.msn, 1);
+        }
+        let read = ReadReply { psn: p, va: reth.va, len: reth.dma_len, msn: self.msn };
+        let outcome = if duplicate { Outcome::Duplicate } else { Outcome::Read };
+        Effect { outcome, response: None, completion: None, read: Some(read) }
     }
 }
 
@@ -448,5 +551,64 @@ mod tests {
         let e = s.receive(Some(&c), &mrs, &rq, &pkt(OP_SEND_ONLY, 5, 10, 0, Reth::default()));
         assert_eq!(e.response.map(|r| r.syndrome), Some(aeth::NAK_REMOTE_OPERATIONAL));
         assert_eq!(e.completion.map(|c| c.status), Some(CqStatus::LocalProtection));
+    }
+
+    #[test]
+    fn reads_answer_from_memory_one_psn_per_response_packet() {
+        let read_only = MemoryRegion { key: 0x101, base: 0x1000, length: 0x10000, access: mr::access::REMOTE_READ, pd: 1 };
+        let write_only = MemoryRegion { key: 0x202, access: mr::access::REMOTE_WRITE, ..read_only };
+        let mut mrs = vec![None; 256];
+        mrs[1] = Some(read_only);
+        mrs[2] = Some(write_only);
+        let c = ctx();
+        assert_eq!(c.pmtu_log2, 10);
+        let mut s = RspState::new(100);
+        let reth = |va, rkey, dma_len| Reth { va, rkey, dma_len };
+        // 3000 bytes: FIRST, MIDDLE, LAST at PSNs 100 ... 102, AETH with the new MSN on FIRST / LAST.
+        let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_READ_REQUEST, 100, 0, 0, reth(0x1800, 0x101, 3000)));
+        assert_eq!((e.outcome, e.response), (Outcome::Read, None), "the responses are the acknowledge");
+        let r = e.read.expect("a read to answer");
+        assert_eq!(r, ReadReply { psn: 100, va: 0x1800, len: 3000, msn: 1 });
+        assert_eq!((s.epsn, s.msn), (103, 1));
+        let ack = Some(Aeth { syndrome: aeth::ACK, msn: 1 });
+        assert_eq!(
+            r.responses(10),
+            [
+                ReadResponse { opcode: OP_READ_RESPONSE_FIRST, psn: 100, aeth: ack, va: 0x1800, len: 1024 },
+                ReadResponse { opcode: OP_READ_RESPONSE_MIDDLE, psn: 101, aeth: None, va: 0x1C00, len: 1024 },
+                ReadResponse { opcode: OP_READ_RESPONSE_LAST, psn: 102, aeth: ack, va: 0x2000, len: 952 },
+            ]
+        );
+        // Length 0 takes one PSN and is answered by an empty ONLY; no key is needed for it.
+        let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_READ_REQUEST, 103, 0, 0, reth(0, 0x999, 0)));
+        assert_eq!(e.read.map(|r| r.responses(10)), Some(vec![ReadResponse { opcode: OP_READ_RESPONSE_ONLY, psn: 103, aeth: Some(Aeth { syndrome: aeth::ACK, msn: 2 }), va: 0, len: 0 }]));
+        assert_eq!(s.epsn, 104);
+        // A duplicate is executed again from its PSN; the state stays.
+        let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_READ_REQUEST, 101, 0, 0, reth(0x1C00, 0x101, 2000)));
+        assert_eq!((e.outcome, e.read), (Outcome::Duplicate, Some(ReadReply { psn: 101, va: 0x1C00, len: 2000, msn: 2 })));
+        assert_eq!((s.epsn, s.msn), (104, 2));
+        // A READ ahead of the ePSN is a sequence error like any request.
+        let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_READ_REQUEST, 106, 0, 0, reth(0x1800, 0x101, 8)));
+        assert_eq!((e.outcome, e.read), (Outcome::SequenceError, None));
+        // The rkey must allow REMOTE_READ over the whole range; a READ carries no payload and at
+        // most 2^31 bytes. Each of these puts the QP in error.
+        let bad = [
+            (pkt(OP_READ_REQUEST, 104, 0, 0, reth(0x1800, 0x202, 8)), Outcome::RemoteAccess(AccessError::NoAccess)),
+            (pkt(OP_READ_REQUEST, 104, 0, 0, reth(0x10F00, 0x101, 0x200)), Outcome::RemoteAccess(AccessError::OutOfBounds)),
+            (pkt(OP_READ_REQUEST, 104, 4, 0, reth(0x1800, 0x101, 8)), Outcome::InvalidRequest),
+            (pkt(OP_READ_REQUEST, 104, 0, 0, reth(0x1800, 0x101, MAX_MESSAGE + 1)), Outcome::InvalidRequest),
+        ];
+        for (p, want) in bad {
+            let mut t = s;
+            let e = t.receive(Some(&c), &mrs, &[], &p);
+            assert_eq!((e.outcome, e.read, t.error, t.epsn), (want, None, true, 104));
+        }
+        // Between the packets of a WRITE it is an invalid request too.
+        let mut mrs_w = mrs.clone();
+        mrs_w[2] = Some(MemoryRegion { access: mr::access::REMOTE_WRITE | mr::access::REMOTE_READ, ..write_only });
+        let e = s.receive(Some(&c), &mrs_w, &[], &pkt(OP_WRITE_FIRST, 104, 1024, 0, reth(0x1000, 0x202, 2048)));
+        assert!(matches!(e.outcome, Outcome::Placed { .. }));
+        let e = s.receive(Some(&c), &mrs_w, &[], &pkt(OP_READ_REQUEST, 105, 0, 0, reth(0x1800, 0x101, 8)));
+        assert_eq!(e.outcome, Outcome::InvalidRequest);
     }
 }

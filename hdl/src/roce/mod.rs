@@ -5,6 +5,7 @@ pub mod icrc;
 pub mod qp_table;
 pub mod requester;
 pub mod responder;
+pub mod response_tx;
 pub mod retry_timer;
 pub mod rx;
 pub mod rx_align;

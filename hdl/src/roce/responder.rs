@@ -62,6 +62,10 @@ pack_word! {
     }
 }
 pack_word! { lsb_first Len64: 64 { len: 13 } }
+pack_word! {
+    /// A queued READ to answer (`ResponseTx`): `len` bytes from `va` at path MTU 2^`pmtu`.
+    lsb_first ReadJob: 100 { va: 64, len: 32, pmtu: 4 }
+}
 
 fn ack_at(name: &str, plus: u64) -> Constant<Bits<9>> {
     crate::pack::field_at(AckWord::FIELDS, name, plus)
@@ -164,6 +168,11 @@ crate::hdl_block! {
         pub ack_psn: Signal<Out, Bits<24>>,
         pub ack_syndrome: Signal<Out, Bits<8>>,
         pub ack_msn: Signal<Out, Bits<24>>,
+        /// The head is an RDMA READ to answer (`ResponseTx`): from `ack_psn` on, with `ack_msn`.
+        pub ack_read: Signal<Out, Bit>,
+        pub ack_va: Signal<Out, Bits<64>>,
+        pub ack_len: Signal<Out, Bits<32>>,
+        pub ack_pmtu: Signal<Out, Bits<4>>,
         /// Acknowledges for this card's own requests, to the completer.
         pub cpl_valid: Signal<Out, Bit>,
         pub cpl_ready: Signal<In, Bit>,
@@ -279,7 +288,20 @@ crate::hdl_block! {
         rq_off: RqOffset,
         len64: Len64,
         ack_word: AckWord,
-        acks_q: crate::ram_fifo::RamFifo<5, 4, 358, 1, 1>,
+        acks_q: crate::ram_fifo::RamFifo<5, 4, 358, 100, 1>,
+        read_job: ReadJob,
+        /// The packet is a READ request behind the ePSN (executed again, the state kept).
+        r_dup: DFF<Bit>,
+        /// The queued response is a READ's (`read_job`).
+        resp_read: DFF<Bit>,
+        c_pmtu: DFF<Bits<4>>,
+        is_read: Signal<Local, Bit>,
+        read_len_ok: Signal<Local, Bit>,
+        read_pkts: Signal<Local, Bits<32>>,
+        read_round: Signal<Local, Bits<32>>,
+        op_read: Constant<Bits<8>> = c::<8>(rnic_spec::responder::OP_READ_REQUEST as u64),
+        need_read: Constant<Bits<4>> = c::<4>(access::REMOTE_READ as u64),
+        max_message: Constant<Bits<32>> = c::<32>(rnic_spec::responder::MAX_MESSAGE as u64),
         acks_tail: DFF<Bits<5>>,
         one5: Constant<Bits<5>> = c::<5>(1),
         acks_depth: Constant<Bits<5>> = c::<5>(16),
@@ -573,7 +595,7 @@ impl Logic for Responder {
             c_pd, epsn, msn, in_msg, in_send, nak_sent, w_va, w_left, count, rq_ci, qp_error, q_addr,
             q_len, q_lkey, q_error, resp, resp_syn, resp_psn, cmd_done, rc_pend, rc_q_index, rc_q_len, rc_q_op, rc_q_status,
             rc_q_imm, cached, fetching, discard, pf_look_tail, pf_flight_tail, pend_db, pend_db_qp, pend_take, pend_take_qp, kicked,
-            e_state, e_qp, e_fi, e_base, e_mask, dirty, fwd, r_committed, issued_seq, done_seq, n_placed, n_acks, n_naks_seq, n_naks_invalid, n_naks_access,
+            e_state, e_qp, e_fi, e_base, e_mask, dirty, fwd, r_committed, r_dup, resp_read, c_pmtu, issued_seq, done_seq, n_placed, n_acks, n_naks_seq, n_naks_invalid, n_naks_access,
             n_duplicates, n_bad_qp, n_set_aside, n_naks_rnr, n_naks_operational, n_receives, n_rq_wait, r_pkey, r_ipv6,
             r_ip_src, m_key, m_epoch, rechk, epoch, snap_valid, snap_epoch, snap_seq, fence, n_bad_source
         );
@@ -945,6 +967,18 @@ impl Logic for Responder {
         // A SEND's later packets must fit the rest of the receive buffer.
         self.fits.next = self.len.val() <= self.k_left.val();
         self.has_payload.next = self.r_len.q.val() != self.zero13.val();
+        // An RDMA READ request: no payload, at most 2^31 bytes; it takes a PSN per response
+        // packet (one for length 0).
+        self.is_read.next = self.r_opcode.q.val() == self.op_read.val();
+        self.read_len_ok.next = (self.len.val() == self.zero32.val()) & (self.r_dma_len.q.val() <= self.max_message.val());
+        if self.is_read.val() {
+            self.len_ok.next = self.read_len_ok.val();
+        }
+        self.read_round.next = self.r_dma_len.q.val() + (self.one32.val() << self.c_pmtu.q.val()) - self.one32.val();
+        self.read_pkts.next = self.read_round.val() >> self.c_pmtu.q.val();
+        if self.r_dma_len.q.val() == self.zero32.val() {
+            self.read_pkts.next = self.one32.val();
+        }
 
         // Payload: to the DMA write engine while writing, thrown away while draining. Each
         // use spells out its condition from registers (no shared local between a ready and
@@ -998,8 +1032,14 @@ impl Logic for Responder {
         self.acks_q.wr_en.next = self.ack_push.val();
         self.acks_q.wr_addr.next = self.acks_tail.q.val().get_bits::<4>(0);
         self.acks_q.wr_a.next = self.ack_word.word.val();
-        self.acks_q.wr_b.next = self.zero1.val();
+        self.read_job.va.next = self.r_va.q.val();
+        self.read_job.len.next = self.r_dma_len.q.val();
+        self.read_job.pmtu.next = self.c_pmtu.q.val();
+        self.acks_q.wr_b.next = self.read_job.word.val();
         self.acks_q.wr_c.next = self.zero1.val();
+        if self.resp_read.q.val() {
+            self.acks_q.wr_c.next = self.one1.val();
+        }
         self.acks_q.tail.next = self.acks_tail.q.val();
         if self.ack_push.val() {
             self.acks_tail.d.next = self.acks_tail.q.val() + self.one5.val();
@@ -1008,8 +1048,13 @@ impl Logic for Responder {
         // (The release condition is spelled out in both uses: see the requester.)
         self.ack_valid.next = self.acks_q.out_valid.val()
             & ((self.done_seq.q.val() - self.acks_q.out_a.val().get_bits::<16>(self.a_wseq.val().index())) < self.half16.val());
-        self.acks_q.out_ready.next = self.ack_ready.val()
-            & ((self.done_seq.q.val() - self.acks_q.out_a.val().get_bits::<16>(self.a_wseq.val().index())) < self.half16.val());
+        // (`ResponseTx` takes the head off only after it saw it valid, perhaps many cycles
+        // later: the release is not asked again.)
+        self.acks_q.out_ready.next = self.ack_ready.val();
+        self.ack_read.next = self.acks_q.out_c.val().any();
+        self.ack_va.next = self.acks_q.out_b.val().get_bits::<64>(0);
+        self.ack_len.next = self.acks_q.out_b.val().get_bits::<32>(64);
+        self.ack_pmtu.next = self.acks_q.out_b.val().get_bits::<4>(96);
         self.ack_syndrome.next = self.ack_out.val().get_bits::<8>(self.a_syndrome.val().index());
         self.ack_psn.next = self.ack_out.val().get_bits::<24>(self.a_psn.val().index());
         self.ack_msn.next = self.ack_out.val().get_bits::<24>(self.a_msn.val().index());
@@ -1062,6 +1107,7 @@ impl Logic for Responder {
             self.db_hit.d.next = self.db_ok.val() & (self.rq_doorbell.val().get_bits::<QP_SLOT_BITS>(16) == self.rec_qp.val());
             self.db_val.d.next = self.rq_doorbell.val().get_bits::<16>(0);
             self.resp.d.next = false;
+            self.resp_read.d.next = false;
             self.rc_pend.d.next = false;
             self.rc_q_op.d.next = self.cq_recv.val();
             self.rc_q_imm.d.next = false;
@@ -1084,6 +1130,7 @@ impl Logic for Responder {
             self.c_udp_sport.d.next = self.qp_word.val().get_bits::<16>(self.o_udp_sport.val().index());
             self.c_ip.d.next = self.qp_word.val().get_bits::<128>(self.o_ip.val().index());
             self.c_pkey.d.next = self.qp_word.val().get_bits::<16>(self.o_pkey.val().index());
+            self.c_pmtu.d.next = self.k_pmtu.val();
             self.c_pd.d.next = self.k_pd.val();
             self.epsn.d.next = self.k_epsn.val();
             self.msn.d.next = self.k_msn.val();
@@ -1102,7 +1149,7 @@ impl Logic for Responder {
         // (A QP in error drops requests; acknowledges for its send queue still pass.)
         self.fail_qp.next = !self.r_qp_ok.q.val()
             | ((self.k_state.val() != self.rtr.val()) & (self.k_state.val() != self.rts.val()))
-            | (self.k_error.val() & (self.is_write.val() | self.is_send.val()));
+            | (self.k_error.val() & (self.is_write.val() | self.is_send.val() | self.is_read.val()));
         self.k_pkey.next = self.qp_word.val().get_bits::<16>(self.o_pkey.val().index());
         // The connected peer: its source address (and IP version), and a P_Key that matches the
         // QP's (low 15 bits equal, one of the two a full member; IBTA §10.9.3).
@@ -1111,8 +1158,8 @@ impl Logic for Responder {
             & (((self.r_pkey.q.val() ^ self.k_pkey.val()) & self.pkey_low.val()) == self.zero16.val())
             & (self.r_pkey.q.val().get_bit(15) | self.k_pkey.val().get_bit(15));
         self.fail_src.next = !self.fail_qp.val() & !self.from_peer.val();
-        self.fail_op.next = !self.fail_qp.val() & self.from_peer.val() & !self.is_write.val() & !self.is_send.val();
-        self.ok_op.next = !self.fail_qp.val() & self.from_peer.val() & (self.is_write.val() | self.is_send.val());
+        self.fail_op.next = !self.fail_qp.val() & self.from_peer.val() & !self.is_write.val() & !self.is_send.val() & !self.is_read.val();
+        self.ok_op.next = !self.fail_qp.val() & self.from_peer.val() & (self.is_write.val() | self.is_send.val() | self.is_read.val());
         self.fail_dup.next = self.ok_op.val() & self.diff.val().get_bit(23);
         self.fail_seq.next = self.ok_op.val() & (self.diff.val() != self.zero24.val()) & !self.diff.val().get_bit(23);
         self.in_seq.next = self.ok_op.val() & (self.diff.val() == self.zero24.val());
@@ -1139,6 +1186,7 @@ impl Logic for Responder {
         // region deregistered mid-message gets no byte more). Each check carries its epoch.
         self.stale.next = self.k_epoch.val() != self.epoch.q.val();
         self.mr_valid.next = ((self.state.q.val() == self.p_check.val()) & self.pass_all.val() & self.first.val() & self.is_write.val())
+            | ((self.state.q.val() == self.p_check.val()) & self.is_read.val() & (self.pass_all.val() | (self.fail_dup.val() & self.len_ok.val())))
             | (self.state.q.val() == self.p_mr_issue.val());
         self.mr_tag.next = self.epoch.q.val().get_bits::<16>(0);
         self.mr_key.next = self.r_rkey.q.val();
@@ -1146,6 +1194,9 @@ impl Logic for Responder {
         self.mr_addr.next = self.r_va.q.val();
         self.mr_len.next = self.r_dma_len.q.val();
         self.mr_need.next = self.need_write.val();
+        if self.is_read.val() {
+            self.mr_need.next = self.need_read.val();
+        }
         self.rechk_need.next = self.need_write.val();
         if self.is_send.val() {
             self.rechk_need.next = self.need_local_write.val();
@@ -1204,12 +1255,29 @@ impl Logic for Responder {
             if self.fail_op.val() & (self.r_opcode.q.val() == self.op_ack.val()) {
                 self.state.d.next = self.p_cpl.val();
             }
+            self.r_dup.d.next = self.fail_dup.val();
+            if self.pass_all.val() & self.is_read.val() {
+                self.state.d.next = self.p_mr_wait.val();
+            }
             if self.fail_dup.val() {
                 // Behind: a duplicate, already placed; re-acknowledged if it asks.
                 self.resp.d.next = self.r_ack_req.q.val();
                 self.resp_syn.d.next = self.syn_ack.val();
                 self.resp_psn.d.next = self.r_psn.q.val();
                 self.n_duplicates.d.next = self.n_duplicates.q.val() + self.one32.val();
+            }
+            if self.fail_dup.val() & self.is_read.val() {
+                // A duplicate READ is executed again from its PSN (its key checked again); one
+                // breaking the length rules is an invalid request like a new one.
+                self.resp.d.next = false;
+                self.state.d.next = self.p_mr_wait.val();
+                if !self.len_ok.val() {
+                    self.state.d.next = self.p_drain.val();
+                    self.qp_error.d.next = true;
+                    self.resp.d.next = true;
+                    self.resp_syn.d.next = self.syn_invalid.val();
+                    self.n_naks_invalid.d.next = self.n_naks_invalid.q.val() + self.one32.val();
+                }
             }
             if self.fail_seq.val() {
                 // Ahead of the expected PSN: packets were lost. One NAK until the ePSN arrives.
@@ -1342,6 +1410,32 @@ impl Logic for Responder {
                 self.qp_error.d.next = true;
             }
         }
+        if self.verdict.val() & self.is_read.val() {
+            // A READ whose key allows it: its responses are queued like an acknowledge (after
+            // every write before it is in memory); a new one moves the ePSN past its
+            // responses and finishes a message.
+            self.dirty.d.next = true;
+            self.state.d.next = self.p_ack.val();
+            self.resp.d.next = true;
+            self.resp_read.d.next = true;
+            self.resp_syn.d.next = self.syn_ack.val();
+            self.resp_psn.d.next = self.r_psn.q.val();
+            if !self.r_dup.q.val() {
+                self.epsn.d.next = self.r_psn.q.val() + self.read_pkts.val().get_bits::<24>(0);
+                self.nak_sent.d.next = false;
+                self.msn.d.next = self.msn.q.val() + self.one24.val();
+            }
+            if self.mr_res_error.val() != self.zero3.val() {
+                self.state.d.next = self.p_drain.val();
+                self.resp_read.d.next = false;
+                self.resp_syn.d.next = self.syn_access.val();
+                self.n_naks_access.d.next = self.n_naks_access.q.val() + self.one32.val();
+                self.qp_error.d.next = true;
+                self.epsn.d.next = self.epsn.q.val();
+                self.nak_sent.d.next = self.nak_sent.q.val();
+                self.msn.d.next = self.msn.q.val();
+            }
+        }
         // A commit of the packet's QP while it waited for a receive WQE or a key verdict (both
         // were the QP's as it was), or before its write command went out: the packet is dropped.
         if self.r_committed.q.val()
@@ -1408,8 +1502,10 @@ impl Logic for Responder {
             }
         }
         if self.ack_push.val() {
-            self.n_acks.d.next = self.n_acks.q.val() + self.one32.val();
             self.state.d.next = self.p_idle.val();
+        }
+        if self.ack_push.val() & !self.resp_read.q.val() {
+            self.n_acks.d.next = self.n_acks.q.val() + self.one32.val();
         }
         if (self.state.q.val() == self.p_cpl.val()) & self.cpl_ready.val() {
             self.state.d.next = self.p_idle.val();

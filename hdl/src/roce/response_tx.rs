@@ -1,0 +1,280 @@
+//! The responder's transmit side: each entry of the responder's response queue — an ACK / NAK,
+//! or an RDMA READ to answer — becomes packet descriptors for the transmit arbiter, and a READ's
+//! payload is read from host memory by DMA. The reference is `rnic_spec::responder::ReadReply`.
+//!
+//! ```text
+//!  response queue head ─► job ─┬─ issuer: DMA read per response packet (path MTU each) ─► beat buffer
+//!                              └─ sender: descriptor once its packet's beats are all here, then the beats
+//! ```
+//!
+//! A READ is answered with READ RESPONSE FIRST / MIDDLE / LAST or ONLY packets, one PSN each from
+//! the request's PSN on, AETH (the queue entry's syndrome and MSN) on FIRST, LAST and ONLY.
+//! Responses are store-and-forward: a packet's descriptor goes to the arbiter only when all of
+//! its payload is in the beat buffer (two path-MTU packets of 4096 bytes), so the arbiter never
+//! waits on a host read — a read shared with the requester returns in command order, and
+//! waiting on it while holding the transmit port could deadlock both. The issuer runs ahead of
+//! the sender as far as the buffer has room.
+//!
+//! The queue's head is looked at while it is answered (its path fields go to the arbiter
+//! straight from the queue) and taken off (`job_done`) after its last descriptor is handed
+//! over; `job_done` is only raised for a head that was valid when its answer started.
+
+use crate::ram_fifo::RamFifo;
+use crate::roce::tx_header::LEN_BITS;
+use crate::stream::c;
+use rnic_spec::responder::{OP_ACK, OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_LAST, OP_READ_RESPONSE_MIDDLE, OP_READ_RESPONSE_ONLY};
+use rust_hdl::prelude::*;
+
+const S_IDLE: u64 = 0;
+const S_DESC: u64 = 1;
+const S_DATA: u64 = 2;
+/// Beat buffer pointers: 128 beats of 64 bytes, two 4096-byte packets.
+const BUF_PTR: usize = 8;
+const BUF_BEATS: u64 = 128;
+
+crate::hdl_block! {
+    pub struct ResponseTx {
+        pub clock: Signal<In, Clock>,
+        /// The response queue's head: an ACK / NAK (`syndrome`, `psn`, `msn`) or, with `read`,
+        /// a READ of `len` bytes from `va` at path MTU 2^`pmtu`.
+        pub job_valid: Signal<In, Bit>,
+        pub job_done: Signal<Out, Bit>,
+        pub job_read: Signal<In, Bit>,
+        pub job_syndrome: Signal<In, Bits<8>>,
+        pub job_psn: Signal<In, Bits<24>>,
+        pub job_msn: Signal<In, Bits<24>>,
+        pub job_va: Signal<In, Bits<64>>,
+        pub job_len: Signal<In, Bits<32>>,
+        pub job_pmtu: Signal<In, Bits<4>>,
+        /// Descriptors for the transmit arbiter (the path comes from the queue head).
+        pub d_valid: Signal<Out, Bit>,
+        pub d_ready: Signal<In, Bit>,
+        pub d_opcode: Signal<Out, Bits<8>>,
+        pub d_psn: Signal<Out, Bits<24>>,
+        pub d_syndrome: Signal<Out, Bits<8>>,
+        pub d_msn: Signal<Out, Bits<24>>,
+        pub d_payload_len: Signal<Out, Bits<LEN_BITS>>,
+        /// Payload beats of the descriptor handed over.
+        pub pl_valid: Signal<Out, Bit>,
+        pub pl_ready: Signal<In, Bit>,
+        pub pl_data: Signal<Out, Bits<512>>,
+        /// DMA reads (`DmaRead` commands; the beats come back in command order).
+        pub rd_valid: Signal<Out, Bit>,
+        pub rd_ready: Signal<In, Bit>,
+        pub rd_addr: Signal<Out, Bits<64>>,
+        pub rd_len: Signal<Out, Bits<16>>,
+        pub rdd_valid: Signal<In, Bit>,
+        pub rdd_ready: Signal<Out, Bit>,
+        pub rdd_data: Signal<In, Bits<512>>,
+        pub rdd_error: Signal<In, Bit>,
+        /// READ responses sent, and host reads for them that failed (the packet still goes
+        /// out, with the bytes the host returned).
+        pub responses: Signal<Out, Bits<32>>,
+        pub read_errors: Signal<Out, Bits<32>>,
+
+        beat_buf: RamFifo<BUF_PTR, 7, 512, 1, 1>,
+        /// The issuer's next packet and the sender's packet.
+        i_size: PacketSize,
+        s_size: PacketSize,
+        state: DFF<Bits<2>>,
+        /// The job in hand: an acknowledge (not a READ), its AETH, path MTU.
+        j_ack: DFF<Bit>,
+        j_syn: DFF<Bits<8>>,
+        j_msn: DFF<Bits<24>>,
+        j_pmtu: DFF<Bits<4>>,
+        /// Sender: bytes left from its packet on, the packet's PSN, first packet, beats to go.
+        s_left: DFF<Bits<32>>,
+        s_psn: DFF<Bits<24>>,
+        s_first: DFF<Bit>,
+        s_cnt: DFF<Bits<8>>,
+        /// Issuer: reads still to issue, bytes left, next address; the buffer's reservation
+        /// pointer and its write pointer.
+        i_active: DFF<Bit>,
+        i_left: DFF<Bits<32>>,
+        i_addr: DFF<Bits<64>>,
+        resv: DFF<Bits<BUF_PTR>>,
+        tail: DFF<Bits<BUF_PTR>>,
+        n_responses: DFF<Bits<32>>,
+        n_errors: DFF<Bits<32>>,
+
+        pmtu64: Signal<Local, Bits<64>>,
+        handed: Signal<Local, Bit>,
+        beat_out: Signal<Local, Bit>,
+        packet_end: Signal<Local, Bit>,
+        issue: Signal<Local, Bit>,
+        s_idle: Constant<Bits<2>> = c::<2>(S_IDLE),
+        s_desc: Constant<Bits<2>> = c::<2>(S_DESC),
+        s_data: Constant<Bits<2>> = c::<2>(S_DATA),
+        op_ack: Constant<Bits<8>> = c::<8>(OP_ACK as u64),
+        op_first: Constant<Bits<8>> = c::<8>(OP_READ_RESPONSE_FIRST as u64),
+        op_middle: Constant<Bits<8>> = c::<8>(OP_READ_RESPONSE_MIDDLE as u64),
+        op_last: Constant<Bits<8>> = c::<8>(OP_READ_RESPONSE_LAST as u64),
+        op_only: Constant<Bits<8>> = c::<8>(OP_READ_RESPONSE_ONLY as u64),
+        buf_beats: Constant<Bits<BUF_PTR>> = c::<BUF_PTR>(BUF_BEATS),
+        zero_ptr: Constant<Bits<BUF_PTR>> = c::<BUF_PTR>(0),
+        zero32: Constant<Bits<32>> = c::<32>(0),
+        one1: Constant<Bits<1>> = c::<1>(1),
+        one8: Constant<Bits<8>> = c::<8>(1),
+        one24: Constant<Bits<24>> = c::<24>(1),
+        one32: Constant<Bits<32>> = c::<32>(1),
+        one64: Constant<Bits<64>> = c::<64>(1),
+        one_ptr: Constant<Bits<BUF_PTR>> = c::<BUF_PTR>(1),
+    }
+}
+
+impl Logic for ResponseTx {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, state, j_ack, j_syn, j_msn, j_pmtu, s_left, s_psn, s_first, s_cnt, i_active, i_left, i_addr, resv, tail, n_responses,
+            n_errors
+        );
+        self.beat_buf.clock.next = self.clock.val();
+        self.pmtu64.next = self.one64.val() << self.j_pmtu.q.val();
+        // (Packet sizes come from sub-blocks fed by registers: a local shared by a valid and
+        // the statement reading its ready would make Verilator see a loop.)
+        self.i_size.left.next = self.i_left.q.val();
+        self.i_size.pmtu_log.next = self.j_pmtu.q.val();
+        self.s_size.left.next = self.s_left.q.val();
+        self.s_size.pmtu_log.next = self.j_pmtu.q.val();
+
+        // The issuer: a read per response packet while the buffer has room for its beats.
+        self.rd_valid.next = self.i_active.q.val()
+            & (((self.resv.q.val() - self.beat_buf.head.val()) + self.i_size.beats.val()) <= self.buf_beats.val());
+        self.rd_addr.next = self.i_addr.q.val();
+        self.rd_len.next = self.i_size.chunk.val().get_bits::<16>(0);
+        self.issue.next = self.i_active.q.val()
+            & (((self.resv.q.val() - self.beat_buf.head.val()) + self.i_size.beats.val()) <= self.buf_beats.val())
+            & self.rd_ready.val();
+        if self.issue.val() {
+            self.resv.d.next = self.resv.q.val() + self.i_size.beats.val();
+            self.i_left.d.next = self.i_left.q.val() - self.i_size.chunk.val();
+            // (Only a packet before the last moves the address on: a full path MTU.)
+            self.i_addr.d.next = self.i_addr.q.val() + self.pmtu64.val();
+            if self.i_size.last.val() {
+                self.i_active.d.next = false;
+            }
+        }
+        // Every beat coming back has its room reserved.
+        self.rdd_ready.next = true;
+        self.beat_buf.wr_en.next = self.rdd_valid.val();
+        self.beat_buf.wr_addr.next = self.tail.q.val().get_bits::<7>(0);
+        self.beat_buf.wr_a.next = self.rdd_data.val();
+        self.beat_buf.wr_b.next = self.one1.val();
+        self.beat_buf.wr_c.next = self.one1.val();
+        if self.rdd_valid.val() {
+            self.tail.d.next = self.tail.q.val() + self.one_ptr.val();
+        }
+        self.beat_buf.tail.next = self.tail.q.val();
+        if self.rdd_valid.val() & self.rdd_error.val() {
+            self.n_errors.d.next = self.n_errors.q.val() + self.one32.val();
+        }
+
+        // The sender: a descriptor once its packet's beats are all in the buffer.
+        self.d_valid.next = (self.state.q.val() == self.s_desc.val())
+            & (self.j_ack.q.val() | ((self.tail.q.val() - self.beat_buf.head.val()) >= self.s_size.beats.val()));
+        self.d_psn.next = self.s_psn.q.val();
+        self.d_syndrome.next = self.j_syn.q.val();
+        self.d_msn.next = self.j_msn.q.val();
+        self.d_payload_len.next = self.s_size.chunk.val().get_bits::<LEN_BITS>(0);
+        self.d_opcode.next = self.op_middle.val();
+        if self.s_first.q.val() & self.s_size.last.val() {
+            self.d_opcode.next = self.op_only.val();
+        }
+        if self.s_first.q.val() & !self.s_size.last.val() {
+            self.d_opcode.next = self.op_first.val();
+        }
+        if !self.s_first.q.val() & self.s_size.last.val() {
+            self.d_opcode.next = self.op_last.val();
+        }
+        if self.j_ack.q.val() {
+            self.d_opcode.next = self.op_ack.val();
+            self.d_payload_len.next = self.zero32.val().get_bits::<LEN_BITS>(0);
+        }
+        self.handed.next = (self.state.q.val() == self.s_desc.val())
+            & (self.j_ack.q.val() | ((self.tail.q.val() - self.beat_buf.head.val()) >= self.s_size.beats.val()))
+            & self.d_ready.val();
+        self.pl_valid.next = (self.state.q.val() == self.s_data.val()) & self.beat_buf.out_valid.val();
+        self.pl_data.next = self.beat_buf.out_a.val();
+        self.beat_buf.out_ready.next = (self.state.q.val() == self.s_data.val()) & self.pl_ready.val();
+        self.beat_out.next = (self.state.q.val() == self.s_data.val()) & self.pl_ready.val() & self.beat_buf.out_valid.val();
+
+        self.packet_end.next = false;
+        if self.handed.val() {
+            self.state.d.next = self.s_data.val();
+            self.s_cnt.d.next = self.s_size.beats.val();
+            if !self.j_ack.q.val() {
+                self.n_responses.d.next = self.n_responses.q.val() + self.one32.val();
+            }
+            if self.j_ack.q.val() | (self.s_size.beats.val() == self.zero_ptr.val()) {
+                self.packet_end.next = true;
+            }
+        }
+        if self.beat_out.val() {
+            self.s_cnt.d.next = self.s_cnt.q.val() - self.one8.val();
+            if self.s_cnt.q.val() == self.one8.val() {
+                self.packet_end.next = true;
+            }
+        }
+        // After a packet: the job is answered (its last packet, or an acknowledge), or the
+        // next packet follows.
+        self.job_done.next = self.packet_end.val() & (self.j_ack.q.val() | self.s_size.last.val());
+        if self.packet_end.val() {
+            self.state.d.next = self.s_desc.val();
+            self.s_left.d.next = self.s_left.q.val() - self.s_size.chunk.val();
+            self.s_psn.d.next = self.s_psn.q.val() + self.one24.val();
+            self.s_first.d.next = false;
+            if self.j_ack.q.val() | self.s_size.last.val() {
+                self.state.d.next = self.s_idle.val();
+            }
+        }
+        if (self.state.q.val() == self.s_idle.val()) & self.job_valid.val() {
+            self.state.d.next = self.s_desc.val();
+            self.j_ack.d.next = !self.job_read.val();
+            self.j_syn.d.next = self.job_syndrome.val();
+            self.j_msn.d.next = self.job_msn.val();
+            self.j_pmtu.d.next = self.job_pmtu.val();
+            self.s_left.d.next = self.job_len.val();
+            self.s_psn.d.next = self.job_psn.val();
+            self.s_first.d.next = true;
+            self.i_active.d.next = self.job_read.val() & (self.job_len.val() != self.zero32.val());
+            self.i_left.d.next = self.job_len.val();
+            self.i_addr.d.next = self.job_va.val();
+        }
+        self.responses.next = self.n_responses.q.val();
+        self.read_errors.next = self.n_errors.q.val();
+    }
+}
+
+crate::hdl_block! {
+    /// A response packet's size: a full path MTU, or the bytes left when fewer (`last`).
+    pub struct PacketSize {
+        pub left: Signal<In, Bits<32>>,
+        pub pmtu_log: Signal<In, Bits<4>>,
+        pub chunk: Signal<Out, Bits<32>>,
+        pub beats: Signal<Out, Bits<BUF_PTR>>,
+        pub last: Signal<Out, Bit>,
+        pmtu: Signal<Local, Bits<32>>,
+        round: Signal<Local, Bits<32>>,
+        one32: Constant<Bits<32>> = c::<32>(1),
+        beat_round: Constant<Bits<32>> = c::<32>(63),
+    }
+}
+
+impl Logic for PacketSize {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.pmtu.next = self.one32.val() << self.pmtu_log.val();
+        self.last.next = self.left.val() <= self.pmtu.val();
+        self.chunk.next = self.pmtu.val();
+        if self.left.val() <= self.pmtu.val() {
+            self.chunk.next = self.left.val();
+        }
+        // At most 4096 bytes: 64 beats.
+        self.round.next = (self.left.val() + self.beat_round.val()) >> 6;
+        if self.left.val() > self.pmtu.val() {
+            self.round.next = (self.pmtu.val() + self.beat_round.val()) >> 6;
+        }
+        self.beats.next = self.round.val().get_bits::<BUF_PTR>(0);
+    }
+}

@@ -1,0 +1,254 @@
+//! RDMA READ, the responder's side, end to end: READ requests sent raw into card 1 — every
+//! length class (0, 1, a beat, around the path MTU, many packets), at path MTUs 256, 1024 and
+//! 4096, duplicates, a READ right behind a WRITE to the same bytes — are answered with the
+//! READ RESPONSE packets the reference model (`rnic_spec::responder::ReadReply`) gives, byte for
+//! byte on the wire, the payload read from card 1's host memory; refused READs (no
+//! REMOTE_READ, out of bounds, a stale rkey, longer than 2^31) get the model's NAK, break the
+//! QP and read nothing. (A READ request carrying payload never reaches the responder: the
+//! receive pipeline drops it as malformed, `rx.pad_length`.)
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use rnic_driver::sim_pair::{qp_pair, raw_request, two_cards, PathKind};
+use rnic_driver::verbs::QpCaps;
+use rnic_sim::world::{LinkConfig, World};
+use rnic_spec::mr::access;
+use rnic_spec::responder::{Outcome, RspState, MAX_MESSAGE, OP_READ_REQUEST, OP_WRITE_ONLY};
+use rnic_spec::wire::ib::Reth;
+use rnic_spec::wire::rx::{classify, RxConfig};
+use std::collections::HashMap;
+
+const CAPS: QpCaps = QpCaps { sq_entries: 16, rq_entries: 16 };
+
+/// Card 1's frames, by the QP they go to (card 0's QPN).
+fn sent_by_card1(world: &World) -> HashMap<u32, Vec<Vec<u8>>> {
+    let mut out: HashMap<u32, Vec<Vec<u8>>> = HashMap::new();
+    for (_, frame) in world.sent_by(1) {
+        let r = classify(frame, RxConfig { fcs: false });
+        assert_eq!(r.verdict, Ok(()), "card 1 sends valid RoCE v2 frames");
+        out.entry(r.packet.expect("parsed").bth.dest_qp).or_default().push(frame.clone());
+    }
+    out
+}
+
+fn assert_frames(got: &[Vec<u8>], want: &[Vec<u8>], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: frames");
+    for (k, (g, w)) in got.iter().zip(want).enumerate() {
+        let first_diff = g.iter().zip(w).position(|(x, y)| x != y);
+        assert!(g == w, "{what}: frame {k}: {} bytes sent, {} expected, first difference at {first_diff:?}", g.len(), w.len());
+    }
+}
+
+#[test]
+fn reads_are_answered_from_memory_as_the_model_says() {
+    let mut rng = SmallRng::seed_from_u64(0x4ead);
+    let (world, mut a, mut b) = two_cards(LinkConfig::default());
+    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
+    let len = 64usize << 10;
+    let buf = b.alloc_buf(len, 4096).unwrap();
+    let mut image: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+    b.write_buf(buf.iova, &image).unwrap();
+    let mr = b.reg_mr(pb, buf.iova, len as u32, access::REMOTE_READ | access::REMOTE_WRITE).unwrap();
+    let (cqa, cqb) = (a.create_cq(4).unwrap(), b.create_cq(4).unwrap());
+    let reth = |off: u64, dma_len: u32| Reth { va: buf.iova + off, rkey: mr.key(), dma_len };
+
+    let mut want: HashMap<u32, Vec<Vec<u8>>> = HashMap::new();
+    let mut responses = 0;
+    for (i, pmtu) in [256u32, 1024, 4096].into_iter().enumerate() {
+        let kind = PathKind { v6: i == 1, vlan: None, pmtu };
+        let (qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (100, 0)).unwrap();
+        let ctx = *qb.context();
+        let mut state = RspState::new(ctx.rq_psn);
+        // (opcode, offset, length, payload): READs of every length class, a duplicate, and a
+        // WRITE whose bytes the READ behind it must return. Each QP has its own 20 KiB of the
+        // buffer, and the WRITE goes where no earlier READ reads: a READ is ordered before the
+        // WRITEs behind it only with a fence at the requester (IBTA's relaxed READ ordering;
+        // the responder places them while the READ's responses are still being read).
+        let window = i as u64 * 20_480;
+        let mut ops: Vec<(u8, u64, u32, Vec<u8>)> = [0, 1, 63, 64, pmtu - 1, pmtu, pmtu + 1, 3 * pmtu + 17, 8192 + 5]
+            .into_iter()
+            .map(|n| (OP_READ_REQUEST, window + rng.gen_range(0..12_288 - 8197), n, Vec::new()))
+            .collect();
+        let w = window + rng.gen_range(14_336..20_480 - 256);
+        ops.push((OP_WRITE_ONLY, w, 200, (0..200).map(|_| rng.gen()).collect()));
+        ops.push((OP_READ_REQUEST, w - 8, 216, Vec::new()));
+        let mut psn = ctx.rq_psn;
+        for (k, (op, off, n, payload)) in ops.iter().enumerate() {
+            // The third READ is sent again once (its PSN is behind by then): executed again.
+            let resend = k == 3;
+            let tries = if resend { vec![psn, psn] } else { vec![psn] };
+            for p in tries {
+                let d = raw_request(&ctx, qb.qpn, *op, p, reth(*off, *n), payload.len() as u16, true);
+                let effect = state.receive(Some(&ctx), b.regions(), &[], &d.packet(payload).unwrap());
+                match effect.outcome {
+                    Outcome::Placed { addr, len } => {
+                        let at = (addr - buf.iova) as usize;
+                        image[at..at + len as usize].copy_from_slice(payload);
+                    }
+                    Outcome::Read | Outcome::Duplicate => {}
+                    other => panic!("op {op:#x} of {n} bytes at PMTU {pmtu}: {other:?}"),
+                }
+                if let Some(r) = effect.response {
+                    want.entry(qa.qpn).or_default().push(r.descriptor(b.port(), &ctx).packet(&[]).unwrap().frame());
+                }
+                if let Some(read) = effect.read {
+                    for resp in read.responses(ctx.pmtu_log2) {
+                        let at = (resp.va - buf.iova) as usize;
+                        let bytes = &image[at..at + resp.len as usize];
+                        want.entry(qa.qpn).or_default().push(resp.descriptor(b.port(), &ctx).packet(bytes).unwrap().frame());
+                        responses += 1;
+                    }
+                }
+                world.borrow_mut().nics[0].send(d, payload);
+            }
+            psn = state.epsn;
+        }
+    }
+    let total: usize = want.values().map(Vec::len).sum();
+    let done = world.borrow_mut().run_until(400_000, |w| w.link_idle() && w.sent_by(1).count() == total);
+    assert!(done, "card 1 sent {} of {total} frames", world.borrow().sent_by(1).count());
+    world.borrow_mut().run_until(2_000, |_| false);
+    let got = sent_by_card1(&world.borrow());
+    for (q, frames) in &want {
+        assert_frames(&got[q], frames, &format!("QP {q}"));
+    }
+    assert_eq!(b.dev.read("responder", "read_responses").unwrap(), responses);
+    assert_eq!(b.dev.read("responder", "read_errors").unwrap(), 0);
+    assert_eq!(b.dev.read("responder", "duplicates").unwrap(), 3, "one READ sent twice per QP");
+    for name in ["naks_sequence", "naks_invalid", "naks_access", "bad_qp", "set_aside"] {
+        assert_eq!(b.dev.read("responder", name).unwrap(), 0, "{name}");
+    }
+    assert_eq!(b.read_buf(buf.iova, len).unwrap(), image, "only the WRITEs changed memory");
+}
+
+#[test]
+fn refused_reads_get_the_models_nak_and_read_nothing() {
+    let mut rng = SmallRng::seed_from_u64(0x4eae);
+    let (world, mut a, mut b) = two_cards(LinkConfig::default());
+    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
+    let len = 16usize << 10;
+    let buf = b.alloc_buf(len, 4096).unwrap();
+    let image: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+    b.write_buf(buf.iova, &image).unwrap();
+    let half = len as u32 / 2;
+    let readable = b.reg_mr(pb, buf.iova, half, access::REMOTE_READ).unwrap();
+    let write_only = b.reg_mr(pb, buf.iova + half as u64, half, access::REMOTE_WRITE).unwrap();
+    let (cqa, cqb) = (a.create_cq(4).unwrap(), b.create_cq(4).unwrap());
+    let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
+    let ok = |off: u64, dma_len: u32| Reth { va: buf.iova + off, rkey: readable.key(), dma_len };
+    // (RETH, payload bytes): each breaks its QP; a good READ behind it is dropped.
+    let cases = [
+        (Reth { va: buf.iova + half as u64, rkey: write_only.key(), dma_len: 64 }, 0), // no REMOTE_READ
+        (ok(half as u64 - 8, 16), 0),                                                   // past the end
+        (Reth { rkey: readable.key() ^ 0x100, ..ok(0, 64) }, 0),                        // stale rkey
+        (ok(0, MAX_MESSAGE + 1), 0),                                                    // longer than 2^31
+    ];
+    let mut want: HashMap<u32, Vec<Vec<u8>>> = HashMap::new();
+    for (reth, n) in cases {
+        let (qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (100, 0)).unwrap();
+        let ctx = *qb.context();
+        let mut state = RspState::new(ctx.rq_psn);
+        for (reth, n, psn) in [(reth, n, 100), (ok(0, 64), 0, 101)] {
+            let payload = vec![0xAB; n];
+            let d = raw_request(&ctx, qb.qpn, OP_READ_REQUEST, psn, reth, n as u16, true);
+            let effect = state.receive(Some(&ctx), b.regions(), &[], &d.packet(&payload).unwrap());
+            assert!(effect.read.is_none(), "{reth:?}: refused by the model");
+            if let Some(r) = effect.response {
+                want.entry(qa.qpn).or_default().push(r.descriptor(b.port(), &ctx).packet(&[]).unwrap().frame());
+            }
+            world.borrow_mut().nics[0].send(d, &payload);
+        }
+        assert!(state.error, "{reth:?}: the QP breaks");
+    }
+    let total: usize = want.values().map(Vec::len).sum();
+    assert_eq!(total, cases.len(), "one NAK per case");
+    world.borrow_mut().run_until(200_000, |w| w.link_idle() && w.sent_by(1).count() >= total);
+    world.borrow_mut().run_until(5_000, |_| false);
+    let opcodes: Vec<(u32, u8, u32, String)> = world
+        .borrow()
+        .sent_by(1)
+        .map(|(_, f)| classify(f, RxConfig { fcs: false }).packet.map(|p| (p.bth.dest_qp, p.bth.opcode, p.bth.psn, format!("{:?}", p.ext))).unwrap())
+        .collect();
+    assert_eq!(opcodes.len(), total, "card 1 sent {opcodes:x?}");
+    world.borrow_mut().run_until(2_000, |_| false);
+    let got = sent_by_card1(&world.borrow());
+    for (q, frames) in &want {
+        assert_frames(&got[q], frames, &format!("QP {q}"));
+    }
+    assert_eq!(b.dev.read("responder", "read_responses").unwrap(), 0);
+    assert_eq!(b.dev.read("responder", "naks_access").unwrap(), 3);
+    assert_eq!(b.dev.read("responder", "naks_invalid").unwrap(), 1);
+    assert_eq!(b.dev.read("responder", "bad_qp").unwrap(), cases.len() as u32, "the READ behind each");
+    assert_eq!(b.read_buf(buf.iova, len).unwrap(), image);
+}
+
+#[test]
+fn random_reads_back_to_back_on_four_qps_match_the_model() {
+    let mut rng = SmallRng::seed_from_u64(0x4eaf);
+    let (world, mut a, mut b) = two_cards(LinkConfig::default());
+    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
+    let len = 64usize << 10;
+    let buf = b.alloc_buf(len, 4096).unwrap();
+    let image: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+    b.write_buf(buf.iova, &image).unwrap();
+    let mr = b.reg_mr(pb, buf.iova, len as u32, access::REMOTE_READ).unwrap();
+    let (cqa, cqb) = (a.create_cq(4).unwrap(), b.create_cq(4).unwrap());
+    let mut qps = Vec::new();
+    for pmtu in [256u32, 512, 1024, 4096] {
+        let kind = PathKind { v6: rng.gen(), vlan: None, pmtu };
+        let psn = rng.gen_range(0..0x100_0000);
+        let (qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (psn, 0)).unwrap();
+        let ctx = *qb.context();
+        qps.push((qa, qb, ctx, RspState::new(ctx.rq_psn)));
+    }
+    let mut want: HashMap<u32, Vec<Vec<u8>>> = HashMap::new();
+    let mut responses = 0;
+    // Requests back to back from card 0's raw port (the link's full rate): mostly READs at the
+    // ePSN, some repeated from behind it; lengths from 0 to several packets. In bursts of 12:
+    // a peer keeps no more READs outstanding than the responder's resources (the card's
+    // response queue holds 16; more would back up into the receive buffer).
+    let mut sent_so_far = 0;
+    let mut dups = 0;
+    for k in 0..160 {
+        if k % 12 == 0 {
+            let frames: usize = want.values().map(Vec::len).sum();
+            let done = world.borrow_mut().run_until(400_000, |w| w.link_idle() && w.sent_by(1).count() == frames);
+            assert!(done && frames >= sent_so_far, "burst {}: card 1 sent {} of {frames}", k / 12, world.borrow().sent_by(1).count());
+            sent_so_far = frames;
+        }
+        let (qa, qb, ctx, state) = &mut qps[rng.gen_range(0..4)];
+        let pmtu = 1u32 << ctx.pmtu_log2;
+        let n = match rng.gen_range(0..6) {
+            0 => 0,
+            1 => rng.gen_range(1..=64),
+            2 => pmtu + rng.gen_range(0..3) - 1,
+            _ => rng.gen_range(1..=6000),
+        };
+        let off = rng.gen_range(0..(len as u32 - n)) as u64;
+        let behind = rng.gen_range(0..8) == 0;
+        let psn = if behind { rnic_spec::wire::psn::add(state.epsn, 0xFF_FFFF) } else { state.epsn };
+        dups += behind as usize;
+        let d = raw_request(ctx, qb.qpn, OP_READ_REQUEST, psn, Reth { va: buf.iova + off, rkey: mr.key(), dma_len: n }, 0, true);
+        let effect = state.receive(Some(ctx), b.regions(), &[], &d.packet(&[]).unwrap());
+        let read = effect.read.unwrap_or_else(|| panic!("{:?}", effect.outcome));
+        for resp in read.responses(ctx.pmtu_log2) {
+            let at = (resp.va - buf.iova) as usize;
+            want.entry(qa.qpn).or_default().push(resp.descriptor(b.port(), ctx).packet(&image[at..at + resp.len as usize]).unwrap().frame());
+            responses += 1;
+        }
+        world.borrow_mut().nics[0].send(d, &[]);
+    }
+    let total: usize = want.values().map(Vec::len).sum();
+    let done = world.borrow_mut().run_until(2_000_000, |w| w.link_idle() && w.sent_by(1).count() == total);
+    let stats = b.dev.stats().unwrap().into_iter().filter(|c| c.2 != 0).map(|(k, n, v)| format!("{k}.{n}={v}")).collect::<Vec<_>>().join(" ");
+    assert!(done, "card 1 sent {} of {total} frames; card 1: {stats}", world.borrow().sent_by(1).count());
+    world.borrow_mut().run_until(2_000, |_| false);
+    let got = sent_by_card1(&world.borrow());
+    for (q, frames) in &want {
+        assert_frames(&got[q], frames, &format!("QP {q}"));
+    }
+    assert_eq!(b.dev.read("responder", "read_responses").unwrap(), responses);
+    assert_eq!(b.dev.read("rx_counters", "no_buffer").unwrap(), 0, "no request lost in the receive buffer");
+    assert_eq!(b.dev.read("responder", "duplicates").unwrap() as usize, dups);
+    assert_eq!(b.read_buf(buf.iova, len).unwrap(), image, "READs write nothing");
+}
