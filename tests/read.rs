@@ -10,7 +10,7 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rnic_driver::sim_pair::{qp_pair, raw_request, two_cards, PathKind};
-use rnic_driver::verbs::QpCaps;
+use rnic_driver::verbs::{QpCaps, QpState};
 use rnic_sim::world::{LinkConfig, World};
 use rnic_spec::mr::access;
 use rnic_spec::responder::{Outcome, RspState, MAX_MESSAGE, OP_READ_REQUEST, OP_WRITE_ONLY};
@@ -144,8 +144,10 @@ fn refused_reads_get_the_models_nak_and_read_nothing() {
         (ok(0, MAX_MESSAGE + 1), 0),                                                    // longer than 2^31
     ];
     let mut want: HashMap<u32, Vec<Vec<u8>>> = HashMap::new();
+    let mut broken = Vec::new();
     for (reth, n) in cases {
         let (qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (100, 0)).unwrap();
+        assert_eq!(b.query_qp(&qb).unwrap(), QpState::Rts);
         let ctx = *qb.context();
         let mut state = RspState::new(ctx.rq_psn);
         for (reth, n, psn) in [(reth, n, 100), (ok(0, 64), 0, 101)] {
@@ -159,6 +161,7 @@ fn refused_reads_get_the_models_nak_and_read_nothing() {
             world.borrow_mut().nics[0].send(d, &payload);
         }
         assert!(state.error, "{reth:?}: the QP breaks");
+        broken.push((qa, qb));
     }
     let total: usize = want.values().map(Vec::len).sum();
     assert_eq!(total, cases.len(), "one NAK per case");
@@ -180,6 +183,15 @@ fn refused_reads_get_the_models_nak_and_read_nothing() {
     assert_eq!(b.dev.read("responder", "naks_invalid").unwrap(), 1);
     assert_eq!(b.dev.read("responder", "bad_qp").unwrap(), cases.len() as u32, "the READ behind each");
     assert_eq!(b.read_buf(buf.iova, len).unwrap(), image);
+    // The card reports each QP in error (`query_qp`), until software resets it.
+    for (qa, qb) in &mut broken {
+        assert_eq!(b.query_qp(qb).unwrap(), QpState::Error, "QP {}", qb.qpn);
+        assert_eq!(a.query_qp(qa).unwrap(), QpState::Rts, "the requester got a NAK it never asked for: its QP {} is untouched", qa.qpn);
+    }
+    let (_, qb) = &mut broken[0];
+    b.modify_qp(qb, QpState::Reset, &Default::default()).unwrap();
+    assert_eq!(b.query_qp(qb).unwrap(), QpState::Reset, "the commit clears the card's error");
+    assert_eq!(b.query_qp(&broken[1].1).unwrap(), QpState::Error, "only that QP's");
 }
 
 #[test]

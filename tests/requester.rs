@@ -186,7 +186,9 @@ fn verbs_refuse_bad_requests_before_the_card_sees_them() {
     let mut qp = a.create_qp(pd, &cq, &cq, QpCaps { sq_entries: 2, rq_entries: 1 }).unwrap();
     let wr = SendWr { wr_id: 1, op: SendOp::Write, flags: 0, local_addr: 0, length: 1, lkey: 0, remote_addr: 0, rkey: 0, imm: 0 };
     assert_eq!(a.post_send(&mut qp, &wr), Err(VerbsError::NotReadyToSend(QpState::Reset)));
-    assert!(matches!(a.modify_qp(&mut qp, QpState::Rts, &QpAttr::default()), Err(VerbsError::BadTransition { .. })));
+    let e = a.modify_qp(&mut qp, QpState::Rts, &QpAttr::default()).unwrap_err();
+    assert_eq!(e, VerbsError::BadTransition { from: QpState::Reset, to: QpState::Rts });
+    assert!(e.to_string().contains("from Reset it can go to Reset, Init, Error"), "{e}");
     a.modify_qp(&mut qp, QpState::Init, &QpAttr::default()).unwrap();
     let e = a.modify_qp(&mut qp, QpState::Rtr, &QpAttr { pmtu: Some(1000), ..Default::default() }).unwrap_err();
     assert!(matches!(e, VerbsError::BadAttribute("path", _)), "{e}");

@@ -178,6 +178,8 @@ fn exhausted_retries_complete_the_wqe_with_retry_exceeded_and_flush_the_rest() {
     assert_eq!(p.sent(0).iter().map(|f| f.0.bth.psn).collect::<Vec<_>>(), [0, 1, 0, 1, 0, 1]);
     assert_eq!(p.counter(0, "completer", "timeouts"), 2);
     assert_eq!(p.counter(0, "completer", "retries_exceeded"), 1);
+    assert_eq!(p.a.query_qp(&p.qa).unwrap(), QpState::Error, "the card put the QP in error");
+    assert_eq!(p.b.query_qp(&p.qb).unwrap(), QpState::Rts, "its peer saw nothing");
     // The queue stays in error: a later WQE is flushed without being sent.
     let wr = p.wr(3, SendOp::Write, 0, 100);
     p.a.post_send(&mut p.qa, &wr).unwrap();

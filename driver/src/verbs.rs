@@ -87,7 +87,8 @@ impl std::fmt::Display for VerbsError {
             }
             VerbsError::UnknownMr(k) => write!(f, "memory region with key {k:#x} is not registered"),
             VerbsError::BadTransition { from, to } => {
-                write!(f, "a QP cannot go from {from:?} to {to:?}: the order is Reset, Init, Rtr, Rts")
+                let allowed: Vec<String> = from.next_states().iter().map(|s| format!("{s:?}")).collect();
+                write!(f, "a QP cannot go from {from:?} to {to:?}: from {from:?} it can go to {} (the order is Reset, Init, Rtr, Rts)", allowed.join(", "))
             }
             VerbsError::BadAttribute(which, what) => write!(f, "QP attribute {which}: {what}"),
             VerbsError::NotReadyToSend(s) => write!(f, "the QP is in {s:?}: move it to Rts before posting sends"),
@@ -135,6 +136,20 @@ pub enum QpState {
 }
 
 impl QpState {
+    /// The states `modify_qp` may move a QP in this state to (IBTA Vol 1 §10.3.1, as the
+    /// kernel's `ib_modify_qp_is_ok` table has them for RC; SQD and SQE are not modelled: an
+    /// RC QP goes to Error on any completion error).
+    pub fn next_states(self) -> &'static [QpState] {
+        use QpState::*;
+        match self {
+            Reset => &[Reset, Init, Error],
+            Init => &[Reset, Init, Rtr, Error],
+            Rtr => &[Reset, Rts, Error],
+            Rts => &[Reset, Rts, Error],
+            Error => &[Reset, Error],
+        }
+    }
+
     fn code(self) -> u32 {
         match self {
             QpState::Reset => qp_state::RESET,
@@ -736,11 +751,19 @@ impl<B: Bus> Context<B> {
     /// Move `qp` to `to`, applying `attr` (the verbs transitions: Reset → Init → Rtr → Rts;
     /// any state → Error, after which `poll_cq` returns every outstanding send and receive
     /// work request as Flushed, oldest first; any state → Reset, which discards them).
+    /// The QP's state as the card has it: the state software last moved it to, or Error once
+    /// the card put it in error (a NAK it sent or got, retries used up, a refused WQE: RC
+    /// errors are fatal to the QP) — until software moves it to Reset or Error.
+    pub fn query_qp(&mut self, qp: &Qp) -> Result<QpState, VerbsError> {
+        self.check_qp(qp)?;
+        let word = self.dev.read("qp", &format!("errors_{}", qp.qpn / 32))?;
+        Ok(if word >> (qp.qpn % 32) & 1 == 1 { QpState::Error } else { qp.state })
+    }
+
     pub fn modify_qp(&mut self, qp: &mut Qp, to: QpState, attr: &QpAttr) -> Result<(), VerbsError> {
         use QpState::*;
         self.check_qp(qp)?;
-        let allowed = matches!((qp.state, to), (Reset, Init) | (Init, Init) | (Init, Rtr) | (Rtr, Rts) | (Rts, Rts) | (_, Error) | (_, Reset));
-        if !allowed {
+        if !qp.state.next_states().contains(&to) {
             return Err(VerbsError::BadTransition { from: qp.state, to });
         }
         let mut ctx = qp.ctx;

@@ -37,9 +37,10 @@ use rust_hdl::prelude::*;
 
 /// Status indexes (`regs::registers(Access::Status)` order): the receive counters (accepted,
 /// one per drop reason, no_buffer), then frames sent, WQEs sent, WQEs refused, packets resent,
-/// then the responder's fifteen, then the completer's ten.
+/// then the QPs in error (eight words), the responder's seventeen, the completer's ten.
 const RX_STATUS: usize = NUM_COUNTERS + 1;
-const RSP_STATUS: usize = RX_STATUS + 4;
+const QP_STATUS: usize = RX_STATUS + 4;
+const RSP_STATUS: usize = QP_STATUS + 8;
 const CPL_STATUS: usize = RSP_STATUS + 17;
 const _: () = assert!(N_STATUS == CPL_STATUS + 10, "status registers: receive, transmit, responder, completer counters");
 
@@ -221,6 +222,14 @@ crate::hdl_block! {
         wqes_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64 + 1),
         wqe_errors_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64 + 2),
         resent_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64 + 3),
+        qp_err_ids: [Constant<Bits<8>>; 8] = std::array::from_fn(|i| c::<8>((QP_STATUS + i) as u64)),
+        /// Bit i: QP i was put in error by the card (`qp.errors_*`), until its next commit.
+        qp_errors: DFF<Bits<256>>,
+        err_set_rsp: Signal<Local, Bits<256>>,
+        err_set_cpl: Signal<Local, Bits<256>>,
+        err_clear: Signal<Local, Bits<256>>,
+        one256: Constant<Bits<256>> = c::<256>(1),
+        zero256: Constant<Bits<256>> = c::<256>(0),
         rsp_ids: [Constant<Bits<8>>; 17] = std::array::from_fn(|i| c::<8>((RSP_STATUS + i) as u64)),
         zero32: Constant<Bits<32>> = c::<32>(0),
         zero64: Constant<Bits<64>> = c::<64>(0),
@@ -279,7 +288,7 @@ crate::hdl_block! {
 impl Logic for Nic {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, r_owner_tail, w_busy, w_cpl, w_left, wo_valid, wo_cpl, wo_addr, wo_len, w_owner_tail, arb_busy, arb_ext, arb_rsp, o_rsp, arb_left, o_valid, o_ext, o_eth_dst, o_eth_src, o_vlan, o_vlan_tci, o_ipv6, o_ip_src, o_ip_dst, o_dscp, o_ecn, o_ttl, o_flow_label, o_udp_src_port, o_opcode, o_se, o_pkey, o_dest_qp, o_ack_req, o_psn, o_va, o_rkey, o_dma_len, o_imm, o_aeth_syndrome, o_aeth_msn, o_payload_len);
+        dff_setup!(self, clock, r_owner_tail, w_busy, w_cpl, w_left, wo_valid, wo_cpl, wo_addr, wo_len, w_owner_tail, arb_busy, arb_ext, arb_rsp, qp_errors, o_rsp, arb_left, o_valid, o_ext, o_eth_dst, o_eth_src, o_vlan, o_vlan_tci, o_ipv6, o_ip_src, o_ip_dst, o_dscp, o_ecn, o_ttl, o_flow_label, o_udp_src_port, o_opcode, o_se, o_pkey, o_dest_qp, o_ack_req, o_psn, o_va, o_rkey, o_dma_len, o_imm, o_aeth_syndrome, o_aeth_msn, o_payload_len);
         self.csr.clock.next = self.clock.val();
         self.csr.awvalid.next = self.bar_awvalid.val();
         self.bar_awready.next = self.csr.awready.val();
@@ -315,6 +324,30 @@ impl Logic for Nic {
         }
         if self.csr.status_sel.val() == self.resent_id.val() {
             self.csr.status_value.next = self.req.resent.val();
+        }
+        if self.csr.status_sel.val() == self.qp_err_ids[0].val() {
+            self.csr.status_value.next = self.qp_errors.q.val().get_bits::<32>(0);
+        }
+        if self.csr.status_sel.val() == self.qp_err_ids[1].val() {
+            self.csr.status_value.next = self.qp_errors.q.val().get_bits::<32>(32);
+        }
+        if self.csr.status_sel.val() == self.qp_err_ids[2].val() {
+            self.csr.status_value.next = self.qp_errors.q.val().get_bits::<32>(64);
+        }
+        if self.csr.status_sel.val() == self.qp_err_ids[3].val() {
+            self.csr.status_value.next = self.qp_errors.q.val().get_bits::<32>(96);
+        }
+        if self.csr.status_sel.val() == self.qp_err_ids[4].val() {
+            self.csr.status_value.next = self.qp_errors.q.val().get_bits::<32>(128);
+        }
+        if self.csr.status_sel.val() == self.qp_err_ids[5].val() {
+            self.csr.status_value.next = self.qp_errors.q.val().get_bits::<32>(160);
+        }
+        if self.csr.status_sel.val() == self.qp_err_ids[6].val() {
+            self.csr.status_value.next = self.qp_errors.q.val().get_bits::<32>(192);
+        }
+        if self.csr.status_sel.val() == self.qp_err_ids[7].val() {
+            self.csr.status_value.next = self.qp_errors.q.val().get_bits::<32>(224);
         }
         if self.csr.status_sel.val() == self.rsp_ids[0].val() {
             self.csr.status_value.next = self.rsp.placed.val();
@@ -477,6 +510,21 @@ impl Logic for Nic {
         self.rsp.mr_res_valid.next = self.rsp_mrs.res_valid.val();
         self.rsp.mr_res_error.next = self.rsp_mrs.res_error.val();
         self.rsp.mr_res_tag.next = self.rsp_mrs.res_tag.val();
+        // QPs the card put in error: set by the responder's and the completer's reports,
+        // cleared by the QP's commit.
+        self.err_set_rsp.next = self.zero256.val();
+        if self.rsp.broke_valid.val() {
+            self.err_set_rsp.next = self.one256.val() << self.rsp.broke_qp.val();
+        }
+        self.err_set_cpl.next = self.zero256.val();
+        if self.cpl.broke_valid.val() {
+            self.err_set_cpl.next = self.one256.val() << self.cpl.broke_qp.val();
+        }
+        self.err_clear.next = self.zero256.val();
+        if self.csr.command_valid[0].val() & (self.csr.command[0].val().get_bits::<24>(8) == self.zero24.val()) {
+            self.err_clear.next = self.one256.val() << self.csr.command[0].val().get_bits::<8>(0);
+        }
+        self.qp_errors.d.next = (self.qp_errors.q.val() | self.err_set_rsp.val() | self.err_set_cpl.val()) & !self.err_clear.val();
         // The responder's answers: acknowledges and READ responses from its queue's head.
         self.rtx.clock.next = self.clock.val();
         self.rtx.job_valid.next = self.rsp.ack_valid.val();
@@ -932,6 +980,8 @@ mod tests {
         assert_eq!(registers(Access::Status)[RSP_STATUS + 12].0, addr("responder", "bad_source").unwrap());
         assert_eq!(registers(Access::Status)[RSP_STATUS + 14].0, addr("responder", "mr_fence").unwrap());
         assert_eq!(registers(Access::Status)[RSP_STATUS + 16].0, addr("responder", "read_errors").unwrap());
+        assert_eq!(registers(Access::Status)[QP_STATUS].0, addr("qp", "errors_0").unwrap());
+        assert_eq!(registers(Access::Status)[QP_STATUS + 7].0, addr("qp", "errors_7").unwrap());
         assert_eq!(registers(Access::Status)[CPL_STATUS + 5].0, addr("completer", "naks_sequence").unwrap());
         assert_eq!(registers(Access::Status)[CPL_STATUS + 9].0, addr("completer", "retries_exceeded").unwrap());
     }

@@ -215,7 +215,7 @@ pub const BLOCKS: &[Block] = &[
     Block {
         name: "qp",
         kind: TYPE_QP,
-        version: 3,
+        version: 4,
         base: 0x400,
         regs: &[
             reg("commit", 0x0C, Access::Command, 0, "write a QPN: the staged context below becomes that QP's, its send and receive queues start empty at index 0"),
@@ -246,6 +246,14 @@ pub const BLOCKS: &[Block] = &[
             reg("rq_log_size", 0x70, Access::Control, 0, "receive queue entries as log2 (0 ... 15)"),
             reg("recv_cq", 0x74, Access::Control, 0, "CQ of the receive queue's completions"),
             reg("retry", 0x78, Access::Control, 0, "bits 4:0 local ACK timeout (4.096 us x 2^t, 0 = none), 10:8 retry count, 14:12 RNR retry count (7 = no limit)"),
+            reg("errors_0", 0x7C, Access::Status, 0, "bit i: QP 0+i was put in error by the card (a NAK it sent or got, retries used up, a refused WQE); its commit clears it"),
+            reg("errors_1", 0x80, Access::Status, 0, "bit i: QP 32+i was put in error by the card (a NAK it sent or got, retries used up, a refused WQE); its commit clears it"),
+            reg("errors_2", 0x84, Access::Status, 0, "bit i: QP 64+i was put in error by the card (a NAK it sent or got, retries used up, a refused WQE); its commit clears it"),
+            reg("errors_3", 0x88, Access::Status, 0, "bit i: QP 96+i was put in error by the card (a NAK it sent or got, retries used up, a refused WQE); its commit clears it"),
+            reg("errors_4", 0x8C, Access::Status, 0, "bit i: QP 128+i was put in error by the card (a NAK it sent or got, retries used up, a refused WQE); its commit clears it"),
+            reg("errors_5", 0x90, Access::Status, 0, "bit i: QP 160+i was put in error by the card (a NAK it sent or got, retries used up, a refused WQE); its commit clears it"),
+            reg("errors_6", 0x94, Access::Status, 0, "bit i: QP 192+i was put in error by the card (a NAK it sent or got, retries used up, a refused WQE); its commit clears it"),
+            reg("errors_7", 0x98, Access::Status, 0, "bit i: QP 224+i was put in error by the card (a NAK it sent or got, retries used up, a refused WQE); its commit clears it"),
         ],
     },
     Block {

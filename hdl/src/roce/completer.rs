@@ -170,6 +170,9 @@ crate::hdl_block! {
         pub timeouts: Signal<Out, Bits<32>>,
         pub rewinds: Signal<Out, Bits<32>>,
         pub retries_exceeded: Signal<Out, Bits<32>>,
+        /// QP `broke_qp`'s send queue is broken (its state stored so): for `qp.errors_*`.
+        pub broke_valid: Signal<Out, Bit>,
+        pub broke_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
 
         timer: RetryTimer,
         published: DFF<Bit>,
@@ -1159,6 +1162,12 @@ impl Logic for Completer {
         self.timeouts.next = self.n_tmo.q.val();
         self.rewinds.next = self.n_rw.q.val();
         self.retries_exceeded.next = self.n_exc.q.val();
+        self.broke_valid.next = (self.state.q.val() == self.c_store.val())
+            & !self.is_recv.q.val()
+            & !self.h_qp.q.val()
+            & !self.commit_ok.val()
+            & self.broken.q.val();
+        self.broke_qp.next = self.ack_q.q.val();
         // A consumer doorbell for the CQ being written (after its load) moves the room on.
         if (self.state.q.val() != self.c_idle.val())
             & (self.state.q.val() != self.c_load.val())

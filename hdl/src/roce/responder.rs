@@ -210,6 +210,9 @@ crate::hdl_block! {
         /// Region commits so far, and the epoch every write admitted before it has finished by.
         pub mr_epoch: Signal<Out, Bits<32>>,
         pub mr_fence: Signal<Out, Bits<32>>,
+        /// QP `broke_qp` is in error (its state word was written back so): for `qp.errors_*`.
+        pub broke_valid: Signal<Out, Bit>,
+        pub broke_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
 
         ctx_table: QpTable,
         st_ram: RAM<Bits<260>, QP_SLOT_BITS>,
@@ -1549,5 +1552,7 @@ impl Logic for Responder {
         self.bad_source.next = self.n_bad_source.q.val();
         self.mr_epoch.next = self.epoch.q.val();
         self.mr_fence.next = self.fence.q.val();
+        self.broke_valid.next = self.write_back.val() & self.qp_error.q.val();
+        self.broke_qp.next = self.r_qp.q.val();
     }
 }
