@@ -264,3 +264,48 @@ fn random_reads_back_to_back_on_four_qps_match_the_model() {
     assert_eq!(b.dev.read("responder", "duplicates").unwrap() as usize, dups);
     assert_eq!(b.read_buf(buf.iova, len).unwrap(), image, "READs write nothing");
 }
+
+#[test]
+fn a_failed_host_read_is_answered_by_a_nak_and_no_byte_of_it_goes_out() {
+    let (world, mut a, mut b) = two_cards(LinkConfig::default());
+    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
+    let buf = b.alloc_buf(8192, 4096).unwrap();
+    let image: Vec<u8> = (0..8192u32).map(|i| (i * 13 + 5) as u8).collect();
+    b.write_buf(buf.iova, &image).unwrap();
+    let mr = b.reg_mr(pb, buf.iova, 8192, access::REMOTE_READ).unwrap();
+    let (cqa, cqb) = (a.create_cq(4).unwrap(), b.create_cq(4).unwrap());
+    let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
+    let (qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (100, 0)).unwrap();
+    let (qa2, qb2) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (100, 0)).unwrap();
+    // Host reads of card 1 at or past byte 2048 of the buffer fail (SLVERR): the third
+    // response packet of a 3000-byte READ cannot be read.
+    world.borrow_mut().nics[1].dma_read.error_above = buf.iova + 2048;
+    let read = |qb: &rnic_driver::verbs::Qp, psn, off: u64, n| {
+        raw_request(qb.context(), qb.qpn, OP_READ_REQUEST, psn, Reth { va: buf.iova + off, rkey: mr.key(), dma_len: n }, 0, true)
+    };
+    world.borrow_mut().nics[0].send(read(&qb, 100, 0, 3000), &[]);
+    assert!(world.borrow_mut().run_until(100_000, |w| w.link_idle() && w.sent_by(1).count() >= 1));
+    world.borrow_mut().run_until(5_000, |_| false);
+    let got: Vec<_> = world.borrow().sent_by(1).map(|(_, f)| classify(f, RxConfig { fcs: false }).packet.unwrap()).collect();
+    // Good packets may go before the failure is known (FIRST, MIDDLE); then one NAK remote
+    // operational error at the next PSN, and nothing of the failed read.
+    let (last, good) = got.split_last().expect("an answer");
+    assert!(good.len() <= 2, "{got:?}");
+    for (k, p) in good.iter().enumerate() {
+        assert_eq!((p.bth.opcode, p.bth.psn), ([0x0D, 0x0E][k], 100 + k as u32));
+        assert_eq!(p.payload, image[k * 1024..(k + 1) * 1024]);
+    }
+    let aeth = last.ext.iter().find_map(|e| if let rnic_spec::wire::ib::Ext::Aeth(a) = e { Some(*a) } else { None });
+    assert_eq!((last.bth.opcode, last.bth.psn), (0x11, 100 + good.len() as u32), "{got:?}");
+    assert_eq!(aeth.map(|a| a.syndrome), Some(rnic_spec::responder::aeth::NAK_REMOTE_OPERATIONAL));
+    assert!(b.dev.read("responder", "read_errors").unwrap() >= 1);
+    // The failed job's beats are thrown away: the next READ (another QP) is answered right.
+    world.borrow_mut().nics[1].dma_read.error_above = u64::MAX;
+    let before = got.len();
+    world.borrow_mut().nics[0].send(read(&qb2, 100, 512, 1500), &[]);
+    assert!(world.borrow_mut().run_until(100_000, |w| w.link_idle() && w.sent_by(1).count() == before + 2));
+    let got: Vec<_> = world.borrow().sent_by(1).skip(before).map(|(_, f)| classify(f, RxConfig { fcs: false }).packet.unwrap()).collect();
+    assert_eq!(got.iter().map(|p| (p.bth.opcode, p.bth.dest_qp)).collect::<Vec<_>>(), [(0x0D, qa2.qpn), (0x0F, qa2.qpn)]);
+    assert_eq!([got[0].payload.clone(), got[1].payload.clone()].concat(), image[512..2012]);
+    let _ = qa;
+}

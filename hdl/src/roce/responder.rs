@@ -56,9 +56,9 @@ pack_word! {
 pack_word! {
     /// A queued ACK / NAK: the answer, the QP's path, and how many payload writes had been
     /// issued when it was queued (it leaves once the host has acknowledged that many).
-    lsb_first AckWord: 358 {
+    lsb_first AckWord: 374 {
         syndrome: 8, psn: 24, msn: 24, dest_qp: 24, mac: 48, flags: 2, vlan_tci: 16, traffic: 16,
-        flow_label: 20, udp_sport: 16, ip: 128, pkey: 16, wseq: 16,
+        flow_label: 20, udp_sport: 16, ip: 128, pkey: 16, wseq: 32,
     }
 }
 pack_word! { lsb_first Len64: 64 { len: 13 } }
@@ -291,7 +291,7 @@ crate::hdl_block! {
         rq_off: RqOffset,
         len64: Len64,
         ack_word: AckWord,
-        acks_q: crate::ram_fifo::RamFifo<5, 4, 358, 100, 1>,
+        acks_q: crate::ram_fifo::RamFifo<5, 4, 374, 100, 1>,
         read_job: ReadJob,
         /// The packet is a READ request behind the ePSN (executed again, the state kept).
         r_dup: DFF<Bit>,
@@ -308,7 +308,7 @@ crate::hdl_block! {
         acks_tail: DFF<Bits<5>>,
         one5: Constant<Bits<5>> = c::<5>(1),
         acks_depth: Constant<Bits<5>> = c::<5>(16),
-        half16: Constant<Bits<16>> = c::<16>(0x8000),
+        half32: Constant<Bits<32>> = c::<32>(0x8000_0000),
         one16: Constant<Bits<16>> = c::<16>(1),
         a_syndrome: Constant<Bits<9>> = ack_at("syndrome", 0),
         a_psn: Constant<Bits<9>> = ack_at("psn", 0),
@@ -478,7 +478,7 @@ crate::hdl_block! {
         epoch: DFF<Bits<32>>,
         snap_valid: DFF<Bit>,
         snap_epoch: DFF<Bits<32>>,
-        snap_seq: DFF<Bits<16>>,
+        snap_seq: DFF<Bits<32>>,
         fence: DFF<Bits<32>>,
         // The receive WQE being read.
         q_addr: DFF<Bits<64>>,
@@ -510,8 +510,8 @@ crate::hdl_block! {
         /// A commit of the QP the prefetcher's look holds this cycle.
         e_commit_hit: Signal<Local, Bit>,
         /// Payload writes issued and acknowledged by the host (16-bit sequence numbers).
-        issued_seq: DFF<Bits<16>>,
-        done_seq: DFF<Bits<16>>,
+        issued_seq: DFF<Bits<32>>,
+        done_seq: DFF<Bits<32>>,
         n_placed: DFF<Bits<32>>,
         n_acks: DFF<Bits<32>>,
         n_naks_seq: DFF<Bits<32>>,
@@ -568,7 +568,7 @@ crate::hdl_block! {
         wr_inc: Signal<Local, Bit>,
         rec_qp: Signal<Local, Bits<QP_SLOT_BITS>>,
         write_back: Signal<Local, Bit>,
-        ack_out: Signal<Local, Bits<358>>,
+        ack_out: Signal<Local, Bits<374>>,
         ack_push: Signal<Local, Bit>,
         after_packet: Signal<Local, Bits<4>>,
         k_state: Signal<Local, Bits<3>>,
@@ -676,7 +676,7 @@ impl Logic for Responder {
             self.snap_epoch.d.next = self.epoch.q.val();
             self.snap_seq.d.next = self.issued_seq.q.val();
         }
-        if self.snap_valid.q.val() & ((self.done_seq.q.val() - self.snap_seq.q.val()) < self.half16.val()) {
+        if self.snap_valid.q.val() & ((self.done_seq.q.val() - self.snap_seq.q.val()) < self.half32.val()) {
             self.snap_valid.d.next = false;
             self.fence.d.next = self.snap_epoch.q.val();
         }
@@ -1007,10 +1007,10 @@ impl Logic for Responder {
             & self.has_payload.val()
             & self.wr_ready.val();
         if self.wr_inc.val() {
-            self.issued_seq.d.next = self.issued_seq.q.val() + self.one16.val();
+            self.issued_seq.d.next = self.issued_seq.q.val() + self.one32.val();
         }
         if self.wr_done.val() {
-            self.done_seq.d.next = self.done_seq.q.val() + self.one16.val();
+            self.done_seq.d.next = self.done_seq.q.val() + self.one32.val();
         }
 
         // ACK / NAK queue: a response is queued in packet order and leaves once the host has
@@ -1050,7 +1050,7 @@ impl Logic for Responder {
         self.ack_out.next = self.acks_q.out_a.val();
         // (The release condition is spelled out in both uses: see the requester.)
         self.ack_valid.next = self.acks_q.out_valid.val()
-            & ((self.done_seq.q.val() - self.acks_q.out_a.val().get_bits::<16>(self.a_wseq.val().index())) < self.half16.val());
+            & ((self.done_seq.q.val() - self.acks_q.out_a.val().get_bits::<32>(self.a_wseq.val().index())) < self.half32.val());
         // (`ResponseTx` takes the head off only after it saw it valid, perhaps many cycles
         // later: the release is not asked again.)
         self.acks_q.out_ready.next = self.ack_ready.val();

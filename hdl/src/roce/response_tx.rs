@@ -28,6 +28,8 @@ use rust_hdl::prelude::*;
 const S_IDLE: u64 = 0;
 const S_DESC: u64 = 1;
 const S_DATA: u64 = 2;
+/// After a failed host read: the job's beats still coming are thrown away.
+const S_FLUSH: u64 = 3;
 /// Beat buffer pointers: 128 beats of 64 bytes, two 4096-byte packets.
 const BUF_PTR: usize = 8;
 const BUF_BEATS: u64 = 128;
@@ -67,8 +69,7 @@ crate::hdl_block! {
         pub rdd_ready: Signal<Out, Bit>,
         pub rdd_data: Signal<In, Bits<512>>,
         pub rdd_error: Signal<In, Bit>,
-        /// READ responses sent, and host reads for them that failed (the packet still goes
-        /// out, with the bytes the host returned).
+        /// READ responses sent, and host reads for them that failed (answered with a NAK).
         pub responses: Signal<Out, Bits<32>>,
         pub read_errors: Signal<Out, Bits<32>>,
 
@@ -82,6 +83,9 @@ crate::hdl_block! {
         j_syn: DFF<Bits<8>>,
         j_msn: DFF<Bits<24>>,
         j_pmtu: DFF<Bits<4>>,
+        /// A host read of the job failed: its next packet is a NAK (remote operational error)
+        /// and the job ends there.
+        j_err: DFF<Bit>,
         /// Sender: bytes left from its packet on, the packet's PSN, first packet, beats to go.
         s_left: DFF<Bits<32>>,
         s_psn: DFF<Bits<24>>,
@@ -101,10 +105,13 @@ crate::hdl_block! {
         handed: Signal<Local, Bit>,
         beat_out: Signal<Local, Bit>,
         packet_end: Signal<Local, Bit>,
+        err_end: Signal<Local, Bit>,
         issue: Signal<Local, Bit>,
         s_idle: Constant<Bits<2>> = c::<2>(S_IDLE),
         s_desc: Constant<Bits<2>> = c::<2>(S_DESC),
         s_data: Constant<Bits<2>> = c::<2>(S_DATA),
+        s_flush: Constant<Bits<2>> = c::<2>(S_FLUSH),
+        syn_operational: Constant<Bits<8>> = c::<8>(rnic_spec::responder::aeth::NAK_REMOTE_OPERATIONAL as u64),
         op_ack: Constant<Bits<8>> = c::<8>(OP_ACK as u64),
         op_first: Constant<Bits<8>> = c::<8>(OP_READ_RESPONSE_FIRST as u64),
         op_middle: Constant<Bits<8>> = c::<8>(OP_READ_RESPONSE_MIDDLE as u64),
@@ -126,7 +133,7 @@ impl Logic for ResponseTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, j_ack, j_syn, j_msn, j_pmtu, s_left, s_psn, s_first, s_cnt, i_active, i_left, i_addr, resv, tail, n_responses,
+            self, clock, state, j_ack, j_err, j_syn, j_msn, j_pmtu, s_left, s_psn, s_first, s_cnt, i_active, i_left, i_addr, resv, tail, n_responses,
             n_errors
         );
         self.beat_buf.clock.next = self.clock.val();
@@ -168,11 +175,12 @@ impl Logic for ResponseTx {
         self.beat_buf.tail.next = self.tail.q.val();
         if self.rdd_valid.val() & self.rdd_error.val() {
             self.n_errors.d.next = self.n_errors.q.val() + self.one32.val();
+            self.j_err.d.next = true;
         }
 
         // The sender: a descriptor once its packet's beats are all in the buffer.
         self.d_valid.next = (self.state.q.val() == self.s_desc.val())
-            & (self.j_ack.q.val() | ((self.tail.q.val() - self.beat_buf.head.val()) >= self.s_size.beats.val()));
+            & (self.j_ack.q.val() | self.j_err.q.val() | ((self.tail.q.val() - self.beat_buf.head.val()) >= self.s_size.beats.val()));
         self.d_psn.next = self.s_psn.q.val();
         self.d_syndrome.next = self.j_syn.q.val();
         self.d_msn.next = self.j_msn.q.val();
@@ -187,26 +195,31 @@ impl Logic for ResponseTx {
         if !self.s_first.q.val() & self.s_size.last.val() {
             self.d_opcode.next = self.op_last.val();
         }
-        if self.j_ack.q.val() {
+        if self.j_ack.q.val() | self.j_err.q.val() {
             self.d_opcode.next = self.op_ack.val();
             self.d_payload_len.next = self.zero32.val().get_bits::<LEN_BITS>(0);
         }
+        // (Bytes a failed read returned never go out: the peer is told, its READ fails.)
+        if self.j_err.q.val() & !self.j_ack.q.val() {
+            self.d_syndrome.next = self.syn_operational.val();
+        }
         self.handed.next = (self.state.q.val() == self.s_desc.val())
-            & (self.j_ack.q.val() | ((self.tail.q.val() - self.beat_buf.head.val()) >= self.s_size.beats.val()))
+            & (self.j_ack.q.val() | self.j_err.q.val() | ((self.tail.q.val() - self.beat_buf.head.val()) >= self.s_size.beats.val()))
             & self.d_ready.val();
         self.pl_valid.next = (self.state.q.val() == self.s_data.val()) & self.beat_buf.out_valid.val();
         self.pl_data.next = self.beat_buf.out_a.val();
-        self.beat_buf.out_ready.next = (self.state.q.val() == self.s_data.val()) & self.pl_ready.val();
+        self.beat_buf.out_ready.next =
+            ((self.state.q.val() == self.s_data.val()) & self.pl_ready.val()) | (self.state.q.val() == self.s_flush.val());
         self.beat_out.next = (self.state.q.val() == self.s_data.val()) & self.pl_ready.val() & self.beat_buf.out_valid.val();
 
         self.packet_end.next = false;
         if self.handed.val() {
             self.state.d.next = self.s_data.val();
             self.s_cnt.d.next = self.s_size.beats.val();
-            if !self.j_ack.q.val() {
+            if !self.j_ack.q.val() & !self.j_err.q.val() {
                 self.n_responses.d.next = self.n_responses.q.val() + self.one32.val();
             }
-            if self.j_ack.q.val() | (self.s_size.beats.val() == self.zero_ptr.val()) {
+            if self.j_ack.q.val() | self.j_err.q.val() | (self.s_size.beats.val() == self.zero_ptr.val()) {
                 self.packet_end.next = true;
             }
         }
@@ -218,7 +231,10 @@ impl Logic for ResponseTx {
         }
         // After a packet: the job is answered (its last packet, or an acknowledge), or the
         // next packet follows.
-        self.job_done.next = self.packet_end.val() & (self.j_ack.q.val() | self.s_size.last.val());
+        // (A NAK for a failed read ends the job; a read failing while a packet drains does
+        // not end that packet's job: the NAK follows.)
+        self.err_end.next = self.handed.val() & self.j_err.q.val() & !self.j_ack.q.val();
+        self.job_done.next = self.packet_end.val() & (self.j_ack.q.val() | self.err_end.val() | self.s_size.last.val());
         if self.packet_end.val() {
             self.state.d.next = self.s_desc.val();
             self.s_left.d.next = self.s_left.q.val() - self.s_size.chunk.val();
@@ -227,10 +243,19 @@ impl Logic for ResponseTx {
             if self.j_ack.q.val() | self.s_size.last.val() {
                 self.state.d.next = self.s_idle.val();
             }
+            if self.err_end.val() {
+                self.state.d.next = self.s_flush.val();
+                self.i_active.d.next = false;
+            }
+        }
+        // Flushing: every beat reserved has come back and left the buffer.
+        if (self.state.q.val() == self.s_flush.val()) & (self.beat_buf.head.val() == self.resv.q.val()) {
+            self.state.d.next = self.s_idle.val();
         }
         if (self.state.q.val() == self.s_idle.val()) & self.job_valid.val() {
             self.state.d.next = self.s_desc.val();
             self.j_ack.d.next = !self.job_read.val();
+            self.j_err.d.next = false;
             self.j_syn.d.next = self.job_syndrome.val();
             self.j_msn.d.next = self.job_msn.val();
             self.j_pmtu.d.next = self.job_pmtu.val();
