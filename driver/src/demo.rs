@@ -9,7 +9,7 @@
 //! what it took.
 
 use crate::sim_pair::{qp_pair, try_two_cards, Card, PathKind};
-use crate::verbs::{Cq, Qp, QpCaps, RecvWr, SendWr};
+use crate::verbs::{Cq, DmaBuf, Qp, QpCaps, RecvWr, SendWr};
 use rnic_sim::bench::CLOCK_MHZ;
 use rnic_sim::world::{Faults, LinkConfig, World};
 use rnic_spec::desc::SendOp;
@@ -58,6 +58,33 @@ pub struct Demo {
     pub world: Rc<RefCell<World>>,
     pub cards: [Card; 2],
     pub rows: Vec<DemoRow>,
+    /// Each card's completion rings (the only host memory it writes outside its regions).
+    pub cq_rings: [DmaBuf; 2],
+}
+
+impl Demo {
+    /// Every write the cards made to host memory, by card and in order, each named by what it
+    /// landed in: a registered region of that card, one of its completion rings, or neither
+    /// (a card bug). Needs `run(.., log_dma: true)`.
+    pub fn dma_writes(&self) -> Vec<crate::sim_rx::DmaWrite> {
+        use crate::sim_rx::{DmaTarget, DmaWrite};
+        let mut out = Vec::new();
+        for (card, nic) in self.world.borrow().nics.iter().enumerate() {
+            let ring = self.cq_rings[card];
+            for w in nic.dma_write.log.iter().flatten() {
+                let inside = |base: u64, len: u64| w.addr >= base && w.addr - base + w.len as u64 <= len;
+                let target = if inside(ring.iova, ring.len as u64) {
+                    DmaTarget::Completion { qpn: None }
+                } else if let Some(r) = self.cards[card].regions().iter().flatten().find(|r| inside(r.base, r.length as u64)) {
+                    DmaTarget::Region { key: r.key, qpn: None }
+                } else {
+                    DmaTarget::Outside
+                };
+                out.push(DmaWrite { card, cycle: w.cycle, addr: w.addr, len: w.len, target });
+            }
+        }
+        out
+    }
 }
 
 /// Frames card `from` has sent so far.
@@ -67,7 +94,7 @@ fn sent(w: &World, from: usize) -> usize {
 
 /// Run the demo over a link with `faults` (percent per frame); `trace` writes a VCD of card 0
 /// (`FILE`) and card 1 (`FILE.1.vcd`).
-pub fn run(trace: Option<&str>, faults: Faults) -> Result<Demo, String> {
+pub fn run(trace: Option<&str>, faults: Faults, log_dma: bool) -> Result<Demo, String> {
     let lossy = faults.loss + faults.reorder + faults.duplicate + faults.corrupt > 0.0;
     let (world, mut a, mut b) = try_two_cards(LinkConfig { faults, ..LinkConfig::default() }).map_err(|e| e.to_string())?;
     if let Some(path) = trace {
@@ -79,6 +106,11 @@ pub fn run(trace: Option<&str>, faults: Faults) -> Result<Demo, String> {
     let e = |e: crate::verbs::VerbsError| e.to_string();
     let (pa, pb) = (a.alloc_pd().map_err(e)?, b.alloc_pd().map_err(e)?);
     let (mut cqa, mut cqb) = (a.create_cq(256).map_err(e)?, b.create_cq(256).map_err(e)?);
+    if log_dma {
+        for nic in world.borrow_mut().nics.iter_mut() {
+            nic.dma_write.log = Some(Vec::new());
+        }
+    }
     let max = *SIZES.iter().max().expect("sizes");
     let src = a.alloc_buf(max, 4096).map_err(e)?;
     let dst = b.alloc_buf(max + 64, 4096).map_err(e)?;
@@ -111,7 +143,7 @@ pub fn run(trace: Option<&str>, faults: Faults) -> Result<Demo, String> {
     }
     // Let the last ACK through the requesting card's receive pipeline before counting.
     world.borrow_mut().run_until(200, |_| false);
-    Ok(Demo { world, cards: [a, b], rows })
+    Ok(Demo { world, cards: [a, b], rows, cq_rings: [cqa.ring(), cqb.ring()] })
 }
 
 /// Poll `cq` of `card` until it holds a completion (as software does, while the CQE write is

@@ -169,6 +169,8 @@ pub struct Responses {
 /// One write the card made to host memory (a run of bytes of one burst), and what it was for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DmaWrite {
+    /// The card that wrote (0 for `rnic sim rx`).
+    pub card: usize,
     pub cycle: u64,
     pub addr: u64,
     pub len: u32,
@@ -181,8 +183,8 @@ pub enum DmaTarget {
     /// Inside the region of `key`: a WRITE's payload, or a SEND's in a [[recv]] buffer of QP
     /// `qpn`. `qpn` is None when neither a receive buffer nor a PD with a single QP names it.
     Region { key: u32, qpn: Option<u32> },
-    /// A completion (CQE) for QP `qpn` in the completion ring.
-    Completion { qpn: u32 },
+    /// A completion (CQE) in a completion ring, for QP `qpn` when known.
+    Completion { qpn: Option<u32> },
     /// Outside every region and the ring: a card bug, never expected.
     Outside,
 }
@@ -191,10 +193,10 @@ impl DmaWrite {
     pub fn json(&self) -> serde_json::Value {
         let (target, key, qpn) = match self.target {
             DmaTarget::Region { key, qpn } => ("region", Some(key), qpn),
-            DmaTarget::Completion { qpn } => ("completion", None, Some(qpn)),
+            DmaTarget::Completion { qpn } => ("completion", None, qpn),
             DmaTarget::Outside => ("outside", None, None),
         };
-        json!({ "card": 0, "cycle": self.cycle, "addr": self.addr, "len": self.len, "target": target, "key": key, "qpn": qpn })
+        json!({ "card": self.card, "cycle": self.cycle, "addr": self.addr, "len": self.len, "target": target, "key": key, "qpn": qpn })
     }
 }
 
@@ -268,7 +270,7 @@ pub fn respond(frames: &[Vec<u8>], config_path: &Path, fcs: bool) -> Result<Resp
         .iter()
         .map(|w| {
             let target = if inside(w, cq_ring, (cq_entries * CQE_LEN) as u64) {
-                DmaTarget::Completion { qpn: cqes[((w.addr - cq_ring) / CQE_LEN as u64) as usize].qpn }
+                DmaTarget::Completion { qpn: Some(cqes[((w.addr - cq_ring) / CQE_LEN as u64) as usize].qpn) }
             } else if let Some(r) = regions.iter().find(|r| inside(w, r.base, r.length as u64)) {
                 let by_buffer = config.recv.iter().find(|b| b.lkey == r.key && inside(w, b.addr, b.length as u64)).map(|b| b.qpn);
                 let in_pd: Vec<u32> = qps.iter().filter(|(_, c)| c.pd == r.pd).map(|(n, _)| *n).collect();
@@ -280,7 +282,7 @@ pub fn respond(frames: &[Vec<u8>], config_path: &Path, fcs: bool) -> Result<Resp
             } else {
                 DmaTarget::Outside
             };
-            DmaWrite { cycle: w.cycle, addr: w.addr, len: w.len, target }
+            DmaWrite { card: 0, cycle: w.cycle, addr: w.addr, len: w.len, target }
         })
         .collect();
     let receive_completions = cqes.into_iter().filter(|c| c.owner == 1).collect();

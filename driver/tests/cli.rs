@@ -142,7 +142,8 @@ fn info_and_stats_read_the_simulated_card_over_bar0() {
 #[test]
 fn sim_demo_checks_every_byte_and_captures_valid_roce_frames() {
     let path = std::env::temp_dir().join(format!("rnic-cli-demo-{}.pcap", std::process::id()));
-    let out = rnic(&["sim", "demo", "--json", "--pcap", path.to_str().unwrap()]);
+    let log_path = std::env::temp_dir().join(format!("rnic-cli-demo-{}.jsonl", std::process::id()));
+    let out = rnic(&["sim", "demo", "--json", "--pcap", path.to_str().unwrap(), "--dma-log", log_path.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -168,6 +169,18 @@ fn sim_demo_checks_every_byte_and_captures_valid_roce_frames() {
         v6 += matches!(r.packet.unwrap().ip, rnic_spec::wire::packet::IpHeader::V6(_)) as usize;
     }
     assert!(v6 > 0 && v6 < frames.len());
+    // The host write log: card 1 wrote every message's bytes into its region (payload) and
+    // its completion ring (receive CQEs), card 0 only completions; nothing elsewhere.
+    let log: Vec<serde_json::Value> = std::fs::read_to_string(&log_path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    std::fs::remove_file(&log_path).ok();
+    let bytes = |card: u64, target: &str| log.iter().filter(|w| w["card"] == card && w["target"] == target).map(|w| w["len"].as_u64().unwrap()).sum::<u64>();
+    let payload: u64 = rows.iter().map(|r| r["size"].as_u64().unwrap()).sum();
+    assert_eq!(bytes(1, "region"), payload, "every message's bytes, once");
+    assert_eq!(bytes(0, "region"), 0, "the requester writes no region (no READ)");
+    assert_eq!(bytes(1, "completion"), 54 * 32, "a 32-byte CQE per receive");
+    assert_eq!(bytes(0, "completion"), 72 * 32, "a CQE per send");
+    assert_eq!(bytes(0, "outside") + bytes(1, "outside"), 0);
+    assert!(log.windows(2).all(|p| p[0]["card"] != p[1]["card"] || p[0]["cycle"].as_u64() <= p[1]["cycle"].as_u64()), "in order per card");
 }
 
 #[test]

@@ -71,6 +71,10 @@ struct DemoArgs {
     /// Write VCD waveforms of both cards (FILE and FILE.1.vcd).
     #[arg(long, value_name = "FILE.vcd")]
     trace: Option<PathBuf>,
+    /// Write one JSON line per host-memory write of either card: card, cycle, address,
+    /// length, and what it landed in (a registered region, a completion ring, or outside).
+    #[arg(long, value_name = "OUT.jsonl")]
+    dma_log: Option<PathBuf>,
     /// One JSON object per operation, then a summary.
     #[arg(long)]
     json: bool,
@@ -282,8 +286,27 @@ fn demo(a: DemoArgs) -> Result<(), String> {
     ] {
         *field = percent_of_frames(name, p)?;
     }
-    let mut d = rnic_driver::demo::run(trace.as_deref(), faults)?;
+    let mut d = rnic_driver::demo::run(trace.as_deref(), faults, a.dma_log.is_some())?;
     print!("{}", if a.json { rnic_driver::demo::json(&mut d)? } else { rnic_driver::demo::table(&mut d)? });
+    if let Some(path) = &a.dma_log {
+        use rnic_driver::sim_rx::DmaTarget;
+        let writes = d.dma_writes();
+        let log: String = writes.iter().map(|w| format!("{}\n", w.json())).collect();
+        std::fs::write(path, log).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        let bytes = |card: usize, f: fn(&DmaTarget) -> bool| writes.iter().filter(|w| w.card == card && f(&w.target)).map(|w| w.len as u64).sum::<u64>();
+        for card in 0..2 {
+            eprintln!(
+                "card {card} host writes: {} bytes into regions, {} bytes of completions, {} bytes outside both ({})",
+                bytes(card, |t| matches!(t, DmaTarget::Region { .. })),
+                bytes(card, |t| matches!(t, DmaTarget::Completion { .. })),
+                bytes(card, |t| matches!(t, DmaTarget::Outside)),
+                path.display()
+            );
+        }
+        if writes.iter().any(|w| w.target == DmaTarget::Outside) {
+            return Err("a card wrote host memory outside its regions and completion rings: a card bug (see the log)".into());
+        }
+    }
     if let Some(path) = &a.pcap {
         std::fs::write(path, d.world.borrow().pcap()).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
