@@ -309,3 +309,40 @@ fn a_failed_host_read_is_answered_by_a_nak_and_no_byte_of_it_goes_out() {
     assert_eq!([got[0].payload.clone(), got[1].payload.clone()].concat(), image[512..2012]);
     let _ = qa;
 }
+
+#[test]
+fn a_read_waiting_for_queue_room_when_its_qp_is_reset_is_never_answered() {
+    use rnic_driver::sim_pair::try_two_cards_with_host;
+    use rnic_sim::host::HostTiming;
+    use rnic_spec::responder::OP_WRITE_ONLY;
+    // Card 1's host answers writes after 30 000 cycles: an ACK leaves the response queue only
+    // once its WRITE's bytes are in memory, so sixteen ACKs fill the queue and a READ behind
+    // them waits for room — with its key already checked.
+    let host = HostTiming { write_cycles: 30_000, ..HostTiming::default() };
+    let (world, mut a, mut b) = try_two_cards_with_host(LinkConfig::default(), host).unwrap();
+    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
+    let buf = b.alloc_buf(8192, 4096).unwrap();
+    let mr = b.reg_mr(pb, buf.iova, 8192, access::REMOTE_READ | access::REMOTE_WRITE).unwrap();
+    let (cqa, cqb) = (a.create_cq(4).unwrap(), b.create_cq(4).unwrap());
+    let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
+    let (qa1, qb1) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (100, 0)).unwrap();
+    let (qa2, mut qb2) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (100, 0)).unwrap();
+    let reth = |off: u64, n| Reth { va: buf.iova + off, rkey: mr.key(), dma_len: n };
+    for k in 0..16u32 {
+        let d = raw_request(qb1.context(), qb1.qpn, OP_WRITE_ONLY, 100 + k, reth(64 * k as u64, 64), 64, true);
+        world.borrow_mut().nics[0].send(d, &[k as u8; 64]);
+    }
+    world.borrow_mut().run_until(3_000, |_| false);
+    let d = raw_request(qb2.context(), qb2.qpn, OP_READ_REQUEST, 100, reth(4096, 64), 0, true);
+    world.borrow_mut().nics[0].send(d, &[]);
+    world.borrow_mut().run_until(2_000, |_| false);
+    assert_eq!(world.borrow().sent_by(1).count(), 0, "every answer waits for the host's write responses");
+    assert_eq!(b.dev.read("responder", "acks").unwrap(), 16, "the queue is full");
+    // The READ's QP is reset while the READ waits: it was the old QP's, and is never answered.
+    b.modify_qp(&mut qb2, QpState::Reset, &Default::default()).unwrap();
+    assert!(world.borrow_mut().run_until(100_000, |w| w.link_idle() && w.sent_by(1).count() >= 16));
+    world.borrow_mut().run_until(20_000, |_| false);
+    let to: Vec<u32> = world.borrow().sent_by(1).map(|(_, f)| classify(f, RxConfig { fcs: false }).packet.unwrap().bth.dest_qp).collect();
+    assert_eq!(to, vec![qa1.qpn; 16], "the sixteen ACKs, and nothing for QP {}", qa2.qpn);
+    assert_eq!(b.dev.read("responder", "read_responses").unwrap(), 0);
+}

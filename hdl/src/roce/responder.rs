@@ -1030,8 +1030,11 @@ impl Logic for Responder {
         self.ack_word.ip.next = self.c_ip.q.val();
         self.ack_word.pkey.next = self.c_pkey.q.val();
         self.ack_word.wseq.next = self.issued_seq.q.val();
-        self.ack_push.next =
-            (self.state.q.val() == self.p_ack.val()) & ((self.acks_tail.q.val() - self.acks_q.head.val()) != self.acks_depth.val());
+        // (An answer whose QP was committed while it waited for room is the old QP's: dropped,
+        // so a READ of a QP reset or destroyed meanwhile reads nothing.)
+        self.ack_push.next = (self.state.q.val() == self.p_ack.val())
+            & ((self.acks_tail.q.val() - self.acks_q.head.val()) != self.acks_depth.val())
+            & !self.r_committed.q.val();
         self.acks_q.wr_en.next = self.ack_push.val();
         self.acks_q.wr_addr.next = self.acks_tail.q.val().get_bits::<4>(0);
         self.acks_q.wr_a.next = self.ack_word.word.val();
@@ -1504,7 +1507,7 @@ impl Logic for Responder {
                 self.state.d.next = self.p_ack.val();
             }
         }
-        if self.ack_push.val() {
+        if self.ack_push.val() | ((self.state.q.val() == self.p_ack.val()) & self.r_committed.q.val()) {
             self.state.d.next = self.p_idle.val();
         }
         if self.ack_push.val() & !self.resp_read.q.val() {
