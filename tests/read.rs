@@ -314,7 +314,6 @@ fn a_failed_host_read_is_answered_by_a_nak_and_no_byte_of_it_goes_out() {
 fn a_read_waiting_for_queue_room_when_its_qp_is_reset_is_never_answered() {
     use rnic_driver::sim_pair::try_two_cards_with_host;
     use rnic_sim::host::HostTiming;
-    use rnic_spec::responder::OP_WRITE_ONLY;
     // Card 1's host answers writes after 30 000 cycles: an ACK leaves the response queue only
     // once its WRITE's bytes are in memory, so sixteen ACKs fill the queue and a READ behind
     // them waits for room — with its key already checked.
