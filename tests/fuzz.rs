@@ -12,7 +12,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rnic_driver::sim_pair::{connect, raw_request, two_cards, Card, PathKind};
 use rnic_driver::verbs::{Cq, Mr, Pd, Qp, QpCaps, QpState, RecvWr};
-use rnic_sim::host::HostWrite;
+use rnic_sim::host::HostAccess;
 use rnic_sim::world::{LinkConfig, World};
 use rnic_spec::desc::RecvWqe;
 use rnic_spec::mr::access;
@@ -273,6 +273,7 @@ fn random_requests_write_only_inside_registered_writable_regions() {
     let packets: usize = std::env::var("RNIC_FUZZ_PACKETS").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000);
     let (world, _a, mut b) = two_cards(LinkConfig::default());
     world.borrow_mut().nics[1].dma_write.log = Some(Vec::new());
+    world.borrow_mut().nics[1].dma_read.log = Some(Vec::new());
     let buf = b.alloc_buf(CHUNKS * CHUNK as usize, 4096).unwrap();
     b.write_buf(buf.iova, &vec![FILL; CHUNKS * CHUNK as usize]).unwrap();
     let pds = [b.alloc_pd().unwrap(), b.alloc_pd().unwrap(), b.alloc_pd().unwrap()];
@@ -317,7 +318,7 @@ fn random_requests_write_only_inside_registered_writable_regions() {
     let settled = world.borrow_mut().run_until(2_000_000, |w| w.link_idle() && w.nics[0].tx_pending() == (0, 0) && w.nics[1].dma_write.idle());
     assert!(settled, "the cards settle");
 
-    let log: Vec<HostWrite> = world.borrow_mut().nics[1].dma_write.log.take().unwrap();
+    let log: Vec<HostAccess> = world.borrow_mut().nics[1].dma_write.log.take().unwrap();
     let ring = f.cq.ring();
     let mut in_regions = 0u64;
     for w in &log {
@@ -333,6 +334,24 @@ fn random_requests_write_only_inside_registered_writable_regions() {
         assert!(legal, "card 1 wrote {} bytes at {start:#x} in cycle {}: regions there {hit:?}", w.len, w.cycle);
         in_regions += w.len as u64;
     }
+    // Reads: every burst card 1 read from the data chunks (READ responses; its rings are
+    // elsewhere) lies in a region that allows REMOTE_READ, rounded out to whole 64-byte beats,
+    // read once that region was registered. (After its `dereg_mr` a READ queued before may
+    // still read it: not fenced yet, counted and printed.)
+    let reads: Vec<HostAccess> = world.borrow_mut().nics[1].dma_read.log.take().unwrap();
+    let data = buf.iova..buf.iova + (CHUNKS as u64) * CHUNK;
+    let (mut read_bytes, mut after_dereg) = (0u64, 0usize);
+    for r in reads.iter().filter(|r| data.contains(&r.addr)) {
+        let (start, end) = (r.addr, r.addr + r.len as u64);
+        let readable = f.regs.iter().filter(|g| {
+            let m = g.mr.region;
+            g.kind == Kind::ReadOnly && start >= m.base & !63 && end <= (m.base + m.length as u64).next_multiple_of(64) && r.cycle >= g.from
+        });
+        let fenced = readable.clone().any(|g| g.until.is_none_or(|u| r.cycle <= u));
+        assert!(readable.count() > 0, "card 1 read {} bytes at {start:#x} in cycle {}: no READ-able region there", r.len, r.cycle);
+        after_dereg += !fenced as usize;
+        read_bytes += r.len as u64;
+    }
     // A second witness, independent of the log: the trap chunks and the gaps hold their fill.
     let mem = f.b.read_buf(buf.iova, CHUNKS * CHUNK as usize).unwrap();
     for chunk in 0..CHUNKS {
@@ -347,8 +366,10 @@ fn random_requests_write_only_inside_registered_writable_regions() {
         (rd("placed"), rd("naks_access"), rd("naks_invalid"), rd("bad_qp"), rd("bad_source"), rd("naks_rnr"), rd("naks_operational"));
     println!(
         "fuzz: {packets} packets, {churns} regions moved, {} host writes ({in_regions} bytes in regions); placed {placed}, \
-         NAK access {access}, invalid {invalid}, operational {operational}, RNR {rnr}, bad QP {bad_qp}, bad source {bad_source}",
-        log.len()
+         NAK access {access}, invalid {invalid}, operational {operational}, RNR {rnr}, bad QP {bad_qp}, bad source {bad_source}; \
+         {read_bytes} bytes read for READ responses ({} responses), {after_dereg} reads after their region's dereg_mr",
+        log.len(),
+        f.b.dev.read("responder", "read_responses").unwrap()
     );
     // Not vacuous: packets were placed, and every refusal was exercised.
     assert!(placed as usize > packets / 50, "placed {placed}");
@@ -356,4 +377,5 @@ fn random_requests_write_only_inside_registered_writable_regions() {
         assert!(n > 0, "no {what} refusal");
     }
     assert!(in_regions > 0);
+    assert!(read_bytes > 0, "no READ was answered");
 }

@@ -265,7 +265,7 @@ pub fn respond(frames: &[Vec<u8>], config_path: &Path, fcs: bool) -> Result<Resp
     let ring = dev.bus().dma_read(cq_ring, cq_entries * CQE_LEN).map_err(bus_err)?;
     let cqes: Vec<Cqe> = ring.chunks(CQE_LEN).map(|c| Cqe::parse(c.try_into().expect("a CQE"))).collect();
     let log = dev.bus().nic.dma_write.log.take().unwrap_or_default();
-    let inside = |w: &rnic_sim::host::HostWrite, base: u64, len: u64| w.addr >= base && w.addr - base + w.len as u64 <= len;
+    let inside = |w: &rnic_sim::host::HostAccess, base: u64, len: u64| w.addr >= base && w.addr - base + w.len as u64 <= len;
     let dma_writes = log
         .iter()
         .map(|w| {

@@ -99,10 +99,11 @@ struct WritePorts {
     bresp: Port,
 }
 
-/// A write the card made to host memory: `len` bytes at `addr`, their beat taken in `cycle`
-/// (the cycle of the burst's first byte run when runs are joined).
+/// A DMA access the card made to host memory: `len` bytes at `addr` in `cycle`. For writes,
+/// the bytes written, their beat taken in `cycle` (the burst's first byte run when runs are
+/// joined); for reads, a whole burst (64-byte beats) as its address was taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HostWrite {
+pub struct HostAccess {
     pub cycle: u64,
     pub addr: u64,
     pub len: u32,
@@ -123,7 +124,7 @@ pub struct AxiWriteSlave {
     pub beats_seen: u64,
     /// Every write, when logging: runs of strobed bytes, a run that continues the previous
     /// one joined to it.
-    pub log: Option<Vec<HostWrite>>,
+    pub log: Option<Vec<HostAccess>>,
 }
 
 impl AxiWriteSlave {
@@ -226,7 +227,7 @@ impl AxiWriteSlave {
 
 /// Append the runs of set bits of `strb` (the bytes of the beat at `addr`) to `log`; a run
 /// that continues the last entry joins it when `join` (a later beat of the same burst).
-fn log_runs(log: &mut Vec<HostWrite>, cycle: u64, addr: u64, strb: u64, join: bool) {
+fn log_runs(log: &mut Vec<HostAccess>, cycle: u64, addr: u64, strb: u64, join: bool) {
     let mut bits = strb;
     let mut join = join;
     while bits != 0 {
@@ -235,7 +236,7 @@ fn log_runs(log: &mut Vec<HostWrite>, cycle: u64, addr: u64, strb: u64, join: bo
         let at = addr + start as u64;
         match log.last_mut() {
             Some(w) if join && w.addr + w.len as u64 == at => w.len += len,
-            _ => log.push(HostWrite { cycle, addr: at, len }),
+            _ => log.push(HostAccess { cycle, addr: at, len }),
         }
         join = true;
         bits &= if start + len >= 64 { 0 } else { !0u64 << (start + len) };
@@ -265,6 +266,9 @@ pub struct AxiReadSlave {
     pub beats_served: u64,
     /// Respond SLVERR to reads of addresses at or above this (to test error paths).
     pub error_above: u64,
+    /// When set, every read burst the card issues (cycle, first byte, bytes), for tests that
+    /// check what host memory a card reads.
+    pub log: Option<Vec<HostAccess>>,
 }
 
 impl AxiReadSlave {
@@ -287,6 +291,7 @@ impl AxiReadSlave {
             violations: Vec::new(),
             beats_served: 0,
             error_above: u64::MAX,
+            log: None,
         })
     }
 
@@ -333,6 +338,9 @@ impl AxiReadSlave {
                 self.violations.push(format!("read burst at {addr:#x} of {beats} beats crosses 4 KiB"));
             }
             self.bursts.push_back((m.cycles + self.timing.read_cycles, addr & !63, beats));
+            if let Some(log) = self.log.as_mut() {
+                log.push(HostAccess { cycle: m.cycles, addr: addr & !63, len: 64 * beats });
+            }
         }
     }
 
