@@ -13,7 +13,9 @@
 //! its payload is in the beat buffer (two path-MTU packets of 4096 bytes), so the arbiter never
 //! waits on a host read — a read shared with the requester returns in command order, and
 //! waiting on it while holding the transmit port could deadlock both. The issuer runs ahead of
-//! the sender as far as the buffer has room.
+//! the sender as far as the buffer has room. A host read that fails turns the job's next packet
+//! into a NAK remote operational error at its PSN and ends the job; the beats still coming for
+//! it are thrown away (`S_FLUSH`) before the next job.
 //!
 //! The queue's head is looked at while it is answered (its path fields go to the arbiter
 //! straight from the queue) and taken off (`job_done`) after its last descriptor is handed
