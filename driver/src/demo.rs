@@ -72,10 +72,9 @@ impl Demo {
         for (card, nic) in self.world.borrow().nics.iter().enumerate() {
             let ring = self.cq_rings[card];
             for w in nic.dma_write.log.iter().flatten() {
-                let inside = |base: u64, len: u64| w.addr >= base && w.addr - base + w.len as u64 <= len;
-                let target = if inside(ring.iova, ring.len as u64) {
+                let target = if w.within(ring.iova, ring.len as u64) {
                     DmaTarget::Completion { qpn: None }
-                } else if let Some(r) = self.cards[card].regions().iter().flatten().find(|r| inside(r.base, r.length as u64)) {
+                } else if let Some(r) = self.cards[card].regions().iter().flatten().find(|r| w.within(r.base, r.length as u64)) {
                     DmaTarget::Region { key: r.key, qpn: None }
                 } else {
                     DmaTarget::Outside

@@ -265,14 +265,13 @@ pub fn respond(frames: &[Vec<u8>], config_path: &Path, fcs: bool) -> Result<Resp
     let ring = dev.bus().dma_read(cq_ring, cq_entries * CQE_LEN).map_err(bus_err)?;
     let cqes: Vec<Cqe> = ring.chunks(CQE_LEN).map(|c| Cqe::parse(c.try_into().expect("a CQE"))).collect();
     let log = dev.bus().nic.dma_write.log.take().unwrap_or_default();
-    let inside = |w: &rnic_sim::host::HostAccess, base: u64, len: u64| w.addr >= base && w.addr - base + w.len as u64 <= len;
     let dma_writes = log
         .iter()
         .map(|w| {
-            let target = if inside(w, cq_ring, (cq_entries * CQE_LEN) as u64) {
+            let target = if w.within(cq_ring, (cq_entries * CQE_LEN) as u64) {
                 DmaTarget::Completion { qpn: Some(cqes[((w.addr - cq_ring) / CQE_LEN as u64) as usize].qpn) }
-            } else if let Some(r) = regions.iter().find(|r| inside(w, r.base, r.length as u64)) {
-                let by_buffer = config.recv.iter().find(|b| b.lkey == r.key && inside(w, b.addr, b.length as u64)).map(|b| b.qpn);
+            } else if let Some(r) = regions.iter().find(|r| w.within(r.base, r.length as u64)) {
+                let by_buffer = config.recv.iter().find(|b| b.lkey == r.key && w.within(b.addr, b.length as u64)).map(|b| b.qpn);
                 let in_pd: Vec<u32> = qps.iter().filter(|(_, c)| c.pd == r.pd).map(|(n, _)| *n).collect();
                 let only_in_pd = match in_pd[..] {
                     [only] => Some(only),

@@ -109,6 +109,13 @@ pub struct HostAccess {
     pub len: u32,
 }
 
+impl HostAccess {
+    /// Every byte of the access lies in the `len` bytes from `base`.
+    pub fn within(&self, base: u64, len: u64) -> bool {
+        self.addr >= base && self.addr - base + self.len as u64 <= len
+    }
+}
+
 /// The write half of an AXI4 slave in front of [`HostMemory`].
 pub struct AxiWriteSlave {
     p: WritePorts,

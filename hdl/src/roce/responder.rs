@@ -1421,25 +1421,22 @@ impl Logic for Responder {
             // every write before it is in memory); a new one moves the ePSN past its
             // responses and finishes a message.
             self.dirty.d.next = true;
-            self.state.d.next = self.p_ack.val();
             self.resp.d.next = true;
-            self.resp_read.d.next = true;
-            self.resp_syn.d.next = self.syn_ack.val();
             self.resp_psn.d.next = self.r_psn.q.val();
-            if !self.r_dup.q.val() {
-                self.epsn.d.next = self.r_psn.q.val() + self.read_pkts.val().get_bits::<24>(0);
-                self.nak_sent.d.next = false;
-                self.msn.d.next = self.msn.q.val() + self.one24.val();
-            }
-            if self.mr_res_error.val() != self.zero3.val() {
+            if self.mr_res_error.val() == self.zero3.val() {
+                self.state.d.next = self.p_ack.val();
+                self.resp_read.d.next = true;
+                self.resp_syn.d.next = self.syn_ack.val();
+                if !self.r_dup.q.val() {
+                    self.epsn.d.next = self.r_psn.q.val() + self.read_pkts.val().get_bits::<24>(0);
+                    self.nak_sent.d.next = false;
+                    self.msn.d.next = self.msn.q.val() + self.one24.val();
+                }
+            } else {
                 self.state.d.next = self.p_drain.val();
-                self.resp_read.d.next = false;
                 self.resp_syn.d.next = self.syn_access.val();
                 self.n_naks_access.d.next = self.n_naks_access.q.val() + self.one32.val();
                 self.qp_error.d.next = true;
-                self.epsn.d.next = self.epsn.q.val();
-                self.nak_sent.d.next = self.nak_sent.q.val();
-                self.msn.d.next = self.msn.q.val();
             }
         }
         // A commit of the packet's QP while it waited for a receive WQE or a key verdict (both

@@ -121,6 +121,7 @@ crate::hdl_block! {
         op_only: Constant<Bits<8>> = c::<8>(OP_READ_RESPONSE_ONLY as u64),
         buf_beats: Constant<Bits<BUF_PTR>> = c::<BUF_PTR>(BUF_BEATS),
         zero_ptr: Constant<Bits<BUF_PTR>> = c::<BUF_PTR>(0),
+        zero_len: Constant<Bits<LEN_BITS>> = c::<LEN_BITS>(0),
         zero32: Constant<Bits<32>> = c::<32>(0),
         one1: Constant<Bits<1>> = c::<1>(1),
         one8: Constant<Bits<8>> = c::<8>(1),
@@ -199,7 +200,7 @@ impl Logic for ResponseTx {
         }
         if self.j_ack.q.val() | self.j_err.q.val() {
             self.d_opcode.next = self.op_ack.val();
-            self.d_payload_len.next = self.zero32.val().get_bits::<LEN_BITS>(0);
+            self.d_payload_len.next = self.zero_len.val();
         }
         // (Bytes a failed read returned never go out: the peer is told, its READ fails.)
         if self.j_err.q.val() & !self.j_ack.q.val() {
@@ -282,6 +283,7 @@ crate::hdl_block! {
         pub beats: Signal<Out, Bits<BUF_PTR>>,
         pub last: Signal<Out, Bit>,
         pmtu: Signal<Local, Bits<32>>,
+        size: Signal<Local, Bits<32>>,
         round: Signal<Local, Bits<32>>,
         one32: Constant<Bits<32>> = c::<32>(1),
         beat_round: Constant<Bits<32>> = c::<32>(63),
@@ -293,15 +295,13 @@ impl Logic for PacketSize {
     fn update(&mut self) {
         self.pmtu.next = self.one32.val() << self.pmtu_log.val();
         self.last.next = self.left.val() <= self.pmtu.val();
-        self.chunk.next = self.pmtu.val();
+        self.size.next = self.pmtu.val();
         if self.left.val() <= self.pmtu.val() {
-            self.chunk.next = self.left.val();
+            self.size.next = self.left.val();
         }
+        self.chunk.next = self.size.val();
         // At most 4096 bytes: 64 beats.
-        self.round.next = (self.left.val() + self.beat_round.val()) >> 6;
-        if self.left.val() > self.pmtu.val() {
-            self.round.next = (self.pmtu.val() + self.beat_round.val()) >> 6;
-        }
+        self.round.next = (self.size.val() + self.beat_round.val()) >> 6;
         self.beats.next = self.round.val().get_bits::<BUF_PTR>(0);
     }
 }
