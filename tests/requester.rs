@@ -194,8 +194,10 @@ fn verbs_refuse_bad_requests_before_the_card_sees_them() {
     assert!(matches!(e, VerbsError::BadAttribute("path", _)), "{e}");
     assert!(a.create_qp(pd, &cq, &cq, QpCaps { sq_entries: 3, rq_entries: 1 }).is_err(), "queue sizes are powers of two");
     let mut qp = connected_qp(&mut a, pd, &cq, PathKind { v6: false, vlan: None, pmtu: 1024 }, 0x11, 0);
-    let read = SendWr { op: SendOp::Read, ..wr };
-    assert_eq!(a.post_send(&mut qp, &read), Err(VerbsError::Unsupported("RDMA READ")));
+    for n in [0, 9] {
+        let e = a.modify_qp(&mut qp, QpState::Rts, &QpAttr { max_rd_atomic: Some(n), ..Default::default() }).unwrap_err();
+        assert!(matches!(e, VerbsError::BadAttribute("max_rd_atomic", _)), "{e}");
+    }
     let big = SendWr { length: u32::MAX, ..wr };
     assert!(matches!(a.post_send(&mut qp, &big), Err(VerbsError::TooLong(_))));
     assert!(a.write_buf(0x1234, &[0]).is_err(), "CPU access outside DMA memory is refused");

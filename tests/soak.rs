@@ -1,9 +1,9 @@
-//! Soak: random WRITE, WRITE with immediate, SEND and SEND with immediate messages of 0 B …
+//! Soak: random WRITE, WRITE with immediate, SEND, SEND with immediate and RDMA READ messages of 0 B …
 //! 16 KiB over 8 QPs, both directions at once, on a link that loses 1 % of frames, reorders
 //! 1 %, duplicates 0.5 % and corrupts 0.1 % (seeded: the run repeats exactly). Every message
 //! must complete exactly once, successfully and in posting order on its QP; every receive
 //! completion must name its buffer, byte count and immediate; every destination byte must be
-//! right; no QP may be left stuck. Side 1's sends ask for a completion only now and then
+//! right (a READ's in the reader's own landing slot); no QP may be left stuck. Side 1's sends ask for a completion only now and then
 //! (about one in three, the last of each QP, and whenever the send queue is down to its last
 //! slot): only those complete, and the silent ones' slots come back with them.
 //! `RNIC_SOAK_MESSAGES=N` runs a longer soak (README).
@@ -63,10 +63,13 @@ fn soak(messages: usize, seed: u64) {
         let image: Vec<u8> = (0..src_len).map(|_| rng.gen()).collect();
         card.write_buf(src.iova, &image).unwrap();
         let dst = card.alloc_buf(per_side * SLOT as usize, 4096).unwrap();
-        let lmr = card.reg_mr(pd, src.iova, src_len as u32, 0).unwrap();
+        // (The source is what the peer's READs read; a side's READs land in its own `land`.)
+        let lmr = card.reg_mr(pd, src.iova, src_len as u32, access::REMOTE_READ).unwrap();
         let rmr = card.reg_mr(pd, dst.iova, (per_side as u64 * SLOT) as u32, access::REMOTE_WRITE | access::LOCAL_WRITE).unwrap();
         let cq = card.create_cq(4096).unwrap();
-        side.push((pd, src, image, dst, lmr, rmr, cq));
+        let land = card.alloc_buf(per_side * SLOT as usize, 4096).unwrap();
+        let land_mr = card.reg_mr(pd, land.iova, (per_side as u64 * SLOT) as u32, access::LOCAL_WRITE).unwrap();
+        side.push((pd, src, image, dst, lmr, rmr, cq, land, land_mr));
     }
     let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
     let caps = QpCaps { sq_entries: 32, rq_entries: 4096 };
@@ -84,12 +87,12 @@ fn soak(messages: usize, seed: u64) {
         }
     }
     // The messages each side sends, and the receives its peer posts for them (in order per QP).
-    let ops = [SendOp::Write, SendOp::WriteImm, SendOp::Send, SendOp::SendImm];
+    let ops = [SendOp::Write, SendOp::WriteImm, SendOp::Send, SendOp::SendImm, SendOp::Read];
     let mut plan: Vec<VecDeque<Msg>> = vec![VecDeque::new(), VecDeque::new()];
     for p in plan.iter_mut() {
         for i in 0..per_side {
             let len = random_len(&mut rng);
-            let op = ops[rng.gen_range(0..4)];
+            let op = ops[rng.gen_range(0..ops.len())];
             let msg = Msg { qp: rng.gen_range(0..QPS_PER_SIDE), op, src_off: rng.gen_range(0..(src_len as u64 - SLOT)), len, slot: i as u64, imm: rng.gen() };
             p.push_back(msg);
         }
@@ -99,7 +102,7 @@ fn soak(messages: usize, seed: u64) {
         for (k, (_, peer)) in qps[s].iter_mut().enumerate() {
             let recvs: Vec<RecvWr> = plan[s]
                 .iter()
-                .filter(|m| m.qp == k && m.op != SendOp::Write)
+                .filter(|m| m.qp == k && !matches!(m.op, SendOp::Write | SendOp::Read))
                 .map(|m| RecvWr { wr_id: m.slot, addr: side[peer_side].3.iova + m.slot * SLOT, length: SLOT as u32, lkey: side[peer_side].5.key() })
                 .collect();
             cards[peer_side].post_recv(peer, &recvs).unwrap();
@@ -128,8 +131,13 @@ fn soak(messages: usize, seed: u64) {
                     blocked[s] = true;
                     break;
                 }
-                let (src, lkey) = (side[s].1.iova, side[s].4.key());
-                let (dst, rkey) = (side[1 - s].3.iova, side[1 - s].5.key());
+                let (mut src, mut lkey) = (side[s].1.iova + m.src_off, side[s].4.key());
+                let (mut dst, mut rkey) = (side[1 - s].3.iova + m.slot * SLOT, side[1 - s].5.key());
+                if m.op == SendOp::Read {
+                    // From the peer's source into this side's landing slot.
+                    (src, lkey) = (side[s].7.iova + m.slot * SLOT, side[s].8.key());
+                    (dst, rkey) = (side[1 - s].1.iova + m.src_off, side[1 - s].4.key());
+                }
                 let signal = s == 0 || m.imm % 3 == 0 || cards[s].sq_free(q) == 1 || last.contains(&m.slot);
                 if signal {
                     signaled[s][m.qp].push(m.slot);
@@ -138,10 +146,10 @@ fn soak(messages: usize, seed: u64) {
                     wr_id: m.slot,
                     op: m.op,
                     flags: if signal { send_flags::SIGNALED } else { 0 },
-                    local_addr: src + m.src_off,
+                    local_addr: src,
                     length: m.len,
                     lkey,
-                    remote_addr: dst + m.slot * SLOT,
+                    remote_addr: dst,
                     rkey,
                     imm: m.imm,
                 };
@@ -202,7 +210,7 @@ fn soak(messages: usize, seed: u64) {
     let mut got_recv: Vec<Seen> = recv_done.iter().map(|(c, w)| (*c, w.qpn, w.wr_id, w.byte_len, w.imm)).collect();
     let mut want_recv: Vec<Seen> = Vec::new();
     for s in 0..2 {
-        for m in all[s].iter().filter(|m| m.op != SendOp::Write) {
+        for m in all[s].iter().filter(|m| !matches!(m.op, SendOp::Write | SendOp::Read)) {
             let imm = matches!(m.op, SendOp::WriteImm | SendOp::SendImm).then_some(m.imm);
             want_recv.push((1 - s, qps[s][m.qp].1.qpn, m.slot, m.len, imm));
         }
@@ -213,12 +221,15 @@ fn soak(messages: usize, seed: u64) {
     assert_eq!(got_recv.len(), want_recv.len(), "one receive completion per SEND and WRITE with immediate");
     let diff: Vec<_> = got_recv.iter().zip(&want_recv).filter(|(g, w)| g != w).take(4).collect();
     assert!(diff.is_empty(), "receive completions name their buffer, length and immediate: (got, want) {diff:?}");
-    // Memory: every message's bytes in its slot.
+    // Memory: every message's bytes in its slot (a READ's: the peer's bytes in its own).
     for s in 0..2 {
         let d = 1 - s;
-        let image = &side[s].2;
         for m in &all[s] {
-            let got = cards[d].read_buf(side[d].3.iova + m.slot * SLOT, m.len as usize).unwrap();
+            let (card, at, image) = match m.op {
+                SendOp::Read => (s, side[s].7.iova, &side[d].2),
+                _ => (d, side[d].3.iova, &side[s].2),
+            };
+            let got = cards[card].read_buf(at + m.slot * SLOT, m.len as usize).unwrap();
             let want = &image[m.src_off as usize..m.src_off as usize + m.len as usize];
             assert!(got == want, "side {s} message {} ({:?}, {} B): destination bytes", m.slot, m.op, m.len);
         }

@@ -15,7 +15,7 @@ use crate::device::{Device, DeviceError};
 use rnic_spec::desc::{cqe_flags, doorbell, send_flags, CqOp, CqStatus, Cqe, RecvWqe, SendOp, SendWqe, CQE_LEN, RECV_WQE_LEN, SEND_WQE_LEN};
 use std::collections::{HashMap, HashSet};
 use rnic_spec::mr::{self, MemoryRegion};
-use rnic_spec::qp::{PortAddress, QpContext, RemoteIp, MAX_MESSAGE, PMTU_LOG2_MAX, PMTU_LOG2_MIN, RQ_LOG_SIZE_MAX, SQ_LOG_SIZE_MAX};
+use rnic_spec::qp::{PortAddress, QpContext, RemoteIp, MAX_MESSAGE, PMTU_LOG2_MAX, PMTU_LOG2_MIN, RD_SLOTS, RQ_LOG_SIZE_MAX, SQ_LOG_SIZE_MAX};
 
 /// Cycles `destroy_qp` and `destroy_cq` wait between stopping a queue on the card and
 /// freeing its ring: 10 µs, over ten host-memory round trips, for a WQE read or CQE write
@@ -213,6 +213,9 @@ pub struct QpAttr {
     pub retry_cnt: Option<u8>,
     /// RNR retries before RnrRetryExceeded (0 ... 6, 7 = no limit). Rts; default 7.
     pub rnr_retry: Option<u8>,
+    /// RDMA READs outstanding at once (1 ... 8; at most the peer's `max_dest_rd_atomic`).
+    /// Rts; default 8.
+    pub max_rd_atomic: Option<u8>,
 }
 
 /// A send work request (one scatter/gather element).
@@ -647,7 +650,7 @@ impl<B: Bus> Context<B> {
                         return;
                     }
                     let (wr_id, op, _, _) = book.posted.remove(&index).expect("outstanding");
-                    out.push(flushed(wr_id, if op.is_rdma() { CqOp::Write } else { CqOp::Send }));
+                    out.push(flushed(wr_id, completion_op(op)));
                 }
             }
             if book.recv_cq == cqn {
@@ -683,7 +686,7 @@ impl<B: Bus> Context<B> {
             }
             let (wr_id, op, len, _) = book.posted.remove(&e.wqe_index)?;
             let byte_len = if status == CqStatus::Success { len } else { 0 };
-            Some(Wc { wr_id, status, op: if op.is_rdma() { CqOp::Write } else { CqOp::Send }, byte_len, qpn: e.qpn, imm: None })
+            Some(Wc { wr_id, status, op: completion_op(op), byte_len, qpn: e.qpn, imm: None })
         }
     }
 
@@ -815,6 +818,12 @@ impl<B: Bus> Context<B> {
             ctx.timeout = attr.timeout.unwrap_or(ctx.timeout);
             ctx.retry_cnt = attr.retry_cnt.unwrap_or(ctx.retry_cnt);
             ctx.rnr_retry = attr.rnr_retry.unwrap_or(ctx.rnr_retry);
+            if let Some(n) = attr.max_rd_atomic {
+                if !(1..=RD_SLOTS).contains(&n) {
+                    return Err(VerbsError::BadAttribute("max_rd_atomic", format!("{n} is not 1 ... {RD_SLOTS}")));
+                }
+                ctx.max_rd_atomic = n;
+            }
         }
         // The commit restarts the send and receive queues at index 0, so it is made only while
         // nothing is posted (the state changes before posting), or to Reset and Error.
@@ -939,13 +948,19 @@ impl<B: Bus> Context<B> {
         if qp.state != QpState::Rts {
             return Err(VerbsError::NotReadyToSend(qp.state));
         }
-        if wr.op == SendOp::Read {
-            return Err(VerbsError::Unsupported("RDMA READ"));
-        }
         if wr.length > MAX_MESSAGE {
             return Err(VerbsError::TooLong(wr.length as u64));
         }
         Ok(())
+    }
+}
+
+/// The operation a send work request's completion reports.
+fn completion_op(op: SendOp) -> CqOp {
+    match op {
+        SendOp::Read => CqOp::Read,
+        SendOp::Write | SendOp::WriteImm => CqOp::Write,
+        SendOp::Send | SendOp::SendImm => CqOp::Send,
     }
 }
 

@@ -25,6 +25,7 @@ use crate::dma::mr_table::MrTable;
 use crate::dma::read::DmaRead;
 use crate::dma::write::DmaWrite;
 use crate::roce::completer::Completer;
+use crate::roce::read_table::ReadTable;
 use crate::roce::responder::Responder;
 use crate::roce::response_tx::ResponseTx;
 use crate::roce::requester::{Requester, QP_STAGE_WORDS};
@@ -41,7 +42,7 @@ use rust_hdl::prelude::*;
 const RX_STATUS: usize = NUM_COUNTERS + 1;
 const QP_STATUS: usize = RX_STATUS + 4;
 const RSP_STATUS: usize = QP_STATUS + 8;
-const CPL_STATUS: usize = RSP_STATUS + 17;
+const CPL_STATUS: usize = RSP_STATUS + 20;
 const _: () = assert!(N_STATUS == CPL_STATUS + 10, "status registers: receive, transmit, responder, completer counters");
 
 /// Positions in `regs::registers(Access::Control)` and `(Access::Command)` the top wires by
@@ -173,6 +174,8 @@ crate::hdl_block! {
         tx: RoceTx,
         req: Requester,
         rsp: Responder,
+        /// The READs this card's send queues have outstanding (requester in, responder out).
+        rdt: ReadTable,
         rtx: ResponseTx,
         mrs: MrTable,
         rsp_mrs: MrTable,
@@ -230,11 +233,10 @@ crate::hdl_block! {
         err_clear: Signal<Local, Bits<256>>,
         one256: Constant<Bits<256>> = c::<256>(1),
         zero256: Constant<Bits<256>> = c::<256>(0),
-        rsp_ids: [Constant<Bits<8>>; 17] = std::array::from_fn(|i| c::<8>((RSP_STATUS + i) as u64)),
+        rsp_ids: [Constant<Bits<8>>; 20] = std::array::from_fn(|i| c::<8>((RSP_STATUS + i) as u64)),
         zero32: Constant<Bits<32>> = c::<32>(0),
         zero64: Constant<Bits<64>> = c::<64>(0),
         fcs_bit: Constant<Bits<32>> = c::<32>(PORT_CONTROL_FCS as u64),
-        zero4: Constant<Bits<4>> = c::<4>(0),
         zero8: Constant<Bits<8>> = c::<8>(0),
         zero16: Constant<Bits<16>> = c::<16>(0),
         zero24: Constant<Bits<24>> = c::<24>(0),
@@ -400,6 +402,15 @@ impl Logic for Nic {
         if self.csr.status_sel.val() == self.rsp_ids[16].val() {
             self.csr.status_value.next = self.rtx.read_errors.val();
         }
+        if self.csr.status_sel.val() == self.rsp_ids[17].val() {
+            self.csr.status_value.next = self.rsp.read_placed.val();
+        }
+        if self.csr.status_sel.val() == self.rsp_ids[18].val() {
+            self.csr.status_value.next = self.rsp.read_dropped.val();
+        }
+        if self.csr.status_sel.val() == self.rsp_ids[19].val() {
+            self.csr.status_value.next = self.rsp.implied_naks.val();
+        }
         if self.csr.status_sel.val() == self.cpl_ids[0].val() {
             self.csr.status_value.next = self.cpl.acks.val();
         }
@@ -477,7 +488,7 @@ impl Logic for Nic {
         self.mrs.chk_pd.next = self.req.mr_pd.val();
         self.mrs.chk_addr.next = self.req.mr_addr.val();
         self.mrs.chk_len.next = self.req.mr_len.val();
-        self.mrs.chk_need.next = self.zero4.val();
+        self.mrs.chk_need.next = self.req.mr_need.val();
         self.mrs.chk_tag.next = self.zero16.val();
         self.req.mr_res_valid.next = self.mrs.res_valid.val();
         self.req.mr_res_error.next = self.mrs.res_error.val();
@@ -556,6 +567,25 @@ impl Logic for Nic {
         self.cpl.sent_qp.next = self.req.sent_qp.val();
         self.cpl.sent_signaled.next = self.req.sent_signaled.val();
         self.cpl.sent_end_psn.next = self.req.sent_end_psn.val();
+        self.cpl.sent_read.next = self.req.sent_read.val();
+        // Outstanding READs: appended by the requester, placed and popped by the responder.
+        self.rdt.clock.next = self.clock.val();
+        self.rdt.qp_commit_valid.next = self.csr.command_valid[0].val();
+        self.rdt.qp_commit.next = self.csr.command[0].val();
+        self.rdt.ap_valid.next = self.req.rd_ap_valid.val();
+        self.rdt.ap_qp.next = self.req.rd_ap_qp.val();
+        self.rdt.ap_tail.next = self.req.rd_ap_tail.val();
+        self.rdt.ap_entry.next = self.req.rd_ap_entry.val();
+        self.rdt.req_qp.next = self.req.rd_head_qp.val();
+        self.req.rd_head.next = self.rdt.req_head.val();
+        self.rdt.pop_valid.next = self.rsp.rt_pop_valid.val();
+        self.rdt.pop_qp.next = self.rsp.rt_pop_qp.val();
+        self.rdt.pop_head.next = self.rsp.rt_pop_head.val();
+        self.rdt.rsp_qp.next = self.rsp.rt_tail_qp.val();
+        self.rsp.rt_tail.next = self.rdt.rsp_tail.val();
+        self.rdt.rsp_slot_qp.next = self.rsp.rt_slot_qp.val();
+        self.rdt.rsp_slot.next = self.rsp.rt_slot.val();
+        self.rsp.rt_entry.next = self.rdt.rsp_entry.val();
         self.cpl.err_valid.next = self.req.err_valid.val();
         self.req.err_ready.next = self.cpl.err_ready.val();
         self.cpl.err_status.next = self.req.err_status.val();
@@ -565,6 +595,7 @@ impl Logic for Nic {
         self.cpl.ack_syndrome.next = self.rsp.cpl_syndrome.val();
         self.cpl.ack_msn.next = self.rsp.cpl_msn.val();
         self.cpl.ack_psn.next = self.rsp.cpl_psn.val();
+        self.cpl.ack_kind.next = self.rsp.cpl_kind.val();
         // Go-back-N: the completer rewinds the requester's send queues.
         self.req.rw_valid.next = self.cpl.rw_valid.val();
         self.cpl.rw_ready.next = self.req.rw_ready.val();
@@ -980,6 +1011,7 @@ mod tests {
         assert_eq!(registers(Access::Status)[RSP_STATUS + 12].0, addr("responder", "bad_source").unwrap());
         assert_eq!(registers(Access::Status)[RSP_STATUS + 14].0, addr("responder", "mr_fence").unwrap());
         assert_eq!(registers(Access::Status)[RSP_STATUS + 16].0, addr("responder", "read_errors").unwrap());
+        assert_eq!(registers(Access::Status)[RSP_STATUS + 19].0, addr("responder", "implied_naks").unwrap());
         assert_eq!(registers(Access::Status)[QP_STATUS].0, addr("qp", "errors_0").unwrap());
         assert_eq!(registers(Access::Status)[QP_STATUS + 7].0, addr("qp", "errors_7").unwrap());
         assert_eq!(registers(Access::Status)[CPL_STATUS + 5].0, addr("completer", "naks_sequence").unwrap());

@@ -238,6 +238,7 @@ impl NicConfig {
                     timeout: 0,
                     retry_cnt: 7,
                     rnr_retry: 7,
+                    max_rd_atomic: crate::qp::RD_SLOTS,
                 },
             ));
         }

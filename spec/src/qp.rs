@@ -12,6 +12,7 @@
 use crate::desc::{send_flags, SendOp, SendWqe};
 use crate::mr::{self, AccessError, MemoryRegion};
 use crate::regs::{qp_flags, qp_state};
+use crate::responder::OP_READ_REQUEST;
 use crate::wire::eth::Vlan;
 use crate::wire::ib::Reth;
 use crate::wire::psn;
@@ -27,6 +28,10 @@ pub const MAX_MESSAGE: u32 = 1 << 31;
 pub const SQ_LOG_SIZE_MAX: u8 = 8;
 /// Largest receive queue, as log2 entries (doorbell indexes count modulo 2^16).
 pub const RQ_LOG_SIZE_MAX: u8 = 15;
+/// RDMA READs a send queue may have outstanding at once, at most (`max_rd_atomic`): the card
+/// keeps each one's local buffer in a ring of this many entries per QP until its last response
+/// is placed.
+pub const RD_SLOTS: u8 = 8;
 /// The requester serves QPs round-robin, a batch per turn: the WQEs waiting, at most this
 /// many and not past the ring's end, fetched in one DMA read.
 pub const WQE_BATCH: usize = 4;
@@ -83,6 +88,9 @@ pub struct QpContext {
     pub retry_cnt: u8,
     /// Retries after RNR NAKs before RnrRetryExceeded (0 ... 6; 7 = without limit).
     pub rnr_retry: u8,
+    /// RDMA READs outstanding at once (1 ... `RD_SLOTS`; 0 counts as 1), as
+    /// `ibv_qp_attr.max_rd_atomic`: set it to at most the peer's `max_dest_rd_atomic`.
+    pub max_rd_atomic: u8,
 }
 
 /// A QP in RESET with nothing connected: what every QP slot holds before the driver gives it
@@ -114,6 +122,7 @@ impl Default for QpContext {
             timeout: 0,
             retry_cnt: 0,
             rnr_retry: 0,
+            max_rd_atomic: RD_SLOTS,
         }
     }
 }
@@ -121,11 +130,11 @@ impl Default for QpContext {
 /// Why a send WQE was refused without sending anything.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WqeError {
-    /// An opcode this requester does not send (yet): RDMA READ, or no opcode at all.
+    /// An opcode this requester does not send (yet): atomics, or no opcode at all.
     UnsupportedOp(u8),
     /// Longer than an RC message may be.
     TooLong(u32),
-    /// The local key does not allow reading the buffer.
+    /// The local key does not allow reading the buffer (writing it, for an RDMA READ).
     LocalKey(AccessError),
 }
 
@@ -155,9 +164,10 @@ pub fn packet_count(length: u32, pmtu_log2: u8) -> u32 {
     length.div_ceil(1 << pmtu_log2).max(1)
 }
 
-/// The `qp.retry` register: timeout in bits 4:0, retry count 10:8, RNR retry count 14:12.
-pub fn retry_word(timeout: u8, retry_cnt: u8, rnr_retry: u8) -> u32 {
-    (timeout as u32 & 0x1F) | (retry_cnt as u32 & 7) << 8 | (rnr_retry as u32 & 7) << 12
+/// The `qp.retry` register: timeout in bits 4:0, retry count 10:8, RNR retry count 14:12,
+/// `max_rd_atomic` 19:16.
+pub fn retry_word(timeout: u8, retry_cnt: u8, rnr_retry: u8, max_rd_atomic: u8) -> u32 {
+    (timeout as u32 & 0x1F) | (retry_cnt as u32 & 7) << 8 | (rnr_retry as u32 & 7) << 12 | (max_rd_atomic as u32 & 0xF) << 16
 }
 
 /// A big-endian 32-bit register value from four bytes.
@@ -190,14 +200,32 @@ impl QpContext {
         first_psn: u32,
     ) -> Result<Vec<RequestPacket>, WqeError> {
         let op = match SendOp::from_code(wqe.op) {
-            Some(op @ (SendOp::Send | SendOp::SendImm | SendOp::Write | SendOp::WriteImm)) => op,
+            Some(op @ (SendOp::Send | SendOp::SendImm | SendOp::Write | SendOp::WriteImm | SendOp::Read)) => op,
             _ => return Err(WqeError::UnsupportedOp(wqe.op)),
         };
         if wqe.length > MAX_MESSAGE {
             return Err(WqeError::TooLong(wqe.length));
         }
-        mr::check(mrs, wqe.lkey, self.pd, wqe.local_addr, wqe.length, mr::access::LOCAL_READ).map_err(WqeError::LocalKey)?;
+        // An RDMA READ's responses are written into the local buffer.
+        let need = if op == SendOp::Read { mr::access::LOCAL_WRITE } else { mr::access::LOCAL_READ };
+        mr::check(mrs, wqe.lkey, self.pd, wqe.local_addr, wqe.length, need).map_err(WqeError::LocalKey)?;
         let ip = self.ip_pair(port);
+        if op == SendOp::Read {
+            // One request packet, no payload; its responses take the PSNs after it.
+            return Ok(vec![RequestPacket {
+                desc: TxDescriptor {
+                    opcode: OP_READ_REQUEST,
+                    se: false,
+                    ack_req: true,
+                    psn: first_psn & psn::PSN_MASK,
+                    reth: Reth { va: wqe.remote_addr, rkey: wqe.rkey, dma_len: wqe.length },
+                    imm: 0,
+                    payload_len: 0,
+                    ..self.descriptor(port, ip)
+                },
+                payload_addr: wqe.local_addr,
+            }]);
+        }
         let n = packet_count(wqe.length, self.pmtu_log2);
         let pmtu = 1u32 << self.pmtu_log2;
         let solicited = wqe.flags & send_flags::SOLICITED != 0 && matches!(op, SendOp::Send | SendOp::SendImm | SendOp::WriteImm);
@@ -208,19 +236,8 @@ impl QpContext {
                 let len = if last { wqe.length - offset } else { pmtu };
                 RequestPacket {
                     desc: TxDescriptor {
-                        eth_dst: self.dest_mac,
-                        eth_src: port.mac,
-                        vlan: self.vlan,
-                        ip,
-                        dscp: self.dscp,
-                        ecn: self.ecn,
-                        ttl: self.ttl,
-                        flow_label: self.flow_label,
-                        udp_src_port: self.udp_src_port,
                         opcode: request_opcode(op, first, last),
                         se: last && solicited,
-                        pkey: self.pkey,
-                        dest_qp: self.dest_qpn,
                         ack_req: last,
                         psn: psn::add(first_psn, i),
                         reth: if first && op.is_rdma() {
@@ -229,13 +246,38 @@ impl QpContext {
                             Reth::default()
                         },
                         imm: if last && op.has_imm() { wqe.imm } else { 0 },
-                        aeth: Default::default(),
                         payload_len: len as u16,
+                        ..self.descriptor(port, ip)
                     },
                     payload_addr: wqe.local_addr.wrapping_add(offset as u64),
                 }
             })
             .collect())
+    }
+
+    /// A request packet's descriptor on this QP's path, its transport fields empty.
+    fn descriptor(&self, port: &PortAddress, ip: IpPair) -> TxDescriptor {
+        TxDescriptor {
+            eth_dst: self.dest_mac,
+            eth_src: port.mac,
+            vlan: self.vlan,
+            ip,
+            dscp: self.dscp,
+            ecn: self.ecn,
+            ttl: self.ttl,
+            flow_label: self.flow_label,
+            udp_src_port: self.udp_src_port,
+            opcode: 0,
+            se: false,
+            pkey: self.pkey,
+            dest_qp: self.dest_qpn,
+            ack_req: false,
+            psn: 0,
+            reth: Reth::default(),
+            imm: 0,
+            aeth: Default::default(),
+            payload_len: 0,
+        }
     }
 
     /// The `qp` block's staging registers for this context, by name (then write `qp.commit`).
@@ -284,7 +326,7 @@ impl QpContext {
             ("rq_base_hi", (self.rq_base >> 32) as u32),
             ("rq_log_size", self.rq_log_size as u32),
             ("recv_cq", self.recv_cq),
-            ("retry", retry_word(self.timeout, self.retry_cnt, self.rnr_retry)),
+            ("retry", retry_word(self.timeout, self.retry_cnt, self.rnr_retry, self.max_rd_atomic)),
         ]
     }
 
@@ -342,6 +384,7 @@ pub(crate) mod tests {
             timeout: 14,
             retry_cnt: 7,
             rnr_retry: 7,
+            max_rd_atomic: RD_SLOTS,
         }
     }
 
@@ -380,8 +423,17 @@ pub(crate) mod tests {
         // Refusals.
         let bad = SendWqe { lkey: 0x201, ..wqe };
         assert_eq!(ctx().request(&port, &mrs, &bad, 0), Err(WqeError::LocalKey(AccessError::UnknownKey)));
+        let atomic = SendWqe { op: 5, ..wqe };
+        assert_eq!(ctx().request(&port, &mrs, &atomic, 0), Err(WqeError::UnsupportedOp(5)));
+        // An RDMA READ: one request with the RETH and no payload; the local buffer must allow
+        // LOCAL_WRITE.
         let read = SendWqe { op: SendOp::Read as u8, ..wqe };
-        assert_eq!(ctx().request(&port, &mrs, &read, 0), Err(WqeError::UnsupportedOp(4)));
+        assert_eq!(ctx().request(&port, &mrs, &read, 0), Err(WqeError::LocalKey(AccessError::NoAccess)));
+        mrs[1] = Some(MemoryRegion { access: mr::access::LOCAL_WRITE, ..mr });
+        let p = ctx().request(&port, &mrs, &read, 0xFF_FFFF).unwrap();
+        assert_eq!((p.len(), p[0].desc.opcode, p[0].desc.payload_len, p[0].desc.psn), (1, OP_READ_REQUEST, 0, 0xFF_FFFF));
+        assert_eq!(p[0].desc.reth, Reth { va: 0x9000, rkey: 7, dma_len: 2500 });
+        assert!(p[0].desc.ack_req && !p[0].desc.se);
     }
 
     #[test]

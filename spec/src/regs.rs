@@ -245,7 +245,7 @@ pub const BLOCKS: &[Block] = &[
             reg("rq_base_hi", 0x6C, Access::Control, 0, "receive queue ring IOVA, high 32 bits"),
             reg("rq_log_size", 0x70, Access::Control, 0, "receive queue entries as log2 (0 ... 15)"),
             reg("recv_cq", 0x74, Access::Control, 0, "CQ of the receive queue's completions"),
-            reg("retry", 0x78, Access::Control, 0, "bits 4:0 local ACK timeout (4.096 us x 2^t, 0 = none), 10:8 retry count, 14:12 RNR retry count (7 = no limit)"),
+            reg("retry", 0x78, Access::Control, 0, "bits 4:0 local ACK timeout (4.096 us x 2^t, 0 = none), 10:8 retry count, 14:12 RNR retry count (7 = no limit), 19:16 max_rd_atomic (READs outstanding, 1 ... 8; 0 = 1)"),
             reg("errors_0", 0x7C, Access::Status, 0, "bit i: QP 0+i was put in error by the card (a NAK it sent or got, retries used up, a refused WQE); its commit clears it"),
             reg("errors_1", 0x80, Access::Status, 0, "bit i: QP 32+i was put in error by the card (a NAK it sent or got, retries used up, a refused WQE); its commit clears it"),
             reg("errors_2", 0x84, Access::Status, 0, "bit i: QP 64+i was put in error by the card (a NAK it sent or got, retries used up, a refused WQE); its commit clears it"),
@@ -285,7 +285,7 @@ pub const BLOCKS: &[Block] = &[
     Block {
         name: "responder",
         kind: TYPE_RESPONDER,
-        version: 4,
+        version: 5,
         base: 0x700,
         regs: &[
             reg("placed", 0x0C, Access::Status, 0, "request packets whose payload was written to memory"),
@@ -305,6 +305,9 @@ pub const BLOCKS: &[Block] = &[
             reg("mr_fence", 0x44, Access::Status, 0, "the mr_epoch every write admitted under an older one has finished by (dereg_mr waits for it)"),
             reg("read_responses", 0x48, Access::Status, 0, "RDMA READ RESPONSE packets sent"),
             reg("read_errors", 0x4C, Access::Status, 0, "host reads for READ responses that failed (the response went out with the bytes the host returned)"),
+            reg("read_placed", 0x50, Access::Status, 0, "READ RESPONSE packets for this card's READs placed into their local buffers"),
+            reg("read_dropped", 0x54, Access::Status, 0, "READ responses not placed: none outstanding, a duplicate, out of order, a wrong opcode or length, or refused by the local key"),
+            reg("implied_naks", 0x58, Access::Status, 0, "implied NAKs: a READ response or ACK past responses still missing (the READ is sent again)"),
         ],
     },
     Block {

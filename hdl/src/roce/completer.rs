@@ -70,9 +70,23 @@ pack_word! {
 }
 pack_word! { lsb_first Owner8: 8 { flag: 1 } }
 pack_word! {
-    /// A sent event as it waits in `sent_q`: SIGNALED, and the PSN after its last packet.
-    lsb_first SentReport: 25 { signaled: 1, end_psn: 24 }
+    /// A sent event as it waits in `sent_q`: SIGNALED, the PSN after its last packet, READ.
+    lsb_first SentReport: 26 { signaled: 1, end_psn: 24, read: 1 }
 }
+pack_word! {
+    /// What `sig_ram` keeps of a sent WQE.
+    lsb_first SigBits: 2 { signaled: 1, read: 1 }
+}
+/// Kinds of acknowledge events (`ack_kind`, from the responder): a plain ACK / NAK (its MSN
+/// completes what it covers, up to the first RDMA READ); the last response of the oldest READ
+/// placed (everything up to that READ completes, the READ too); an implied NAK (a READ response
+/// or an ACK past a READ whose responses are missing: everything before the READ completes,
+/// then a sequence NAK at the READ's next response PSN); a READ response the local key refused
+/// (everything before the READ completes, the READ fails with LocalProtection, the queue breaks).
+pub const KIND_PLAIN: u64 = 0;
+pub const KIND_READ_DONE: u64 = 1;
+pub const KIND_IMPLIED_NAK: u64 = 2;
+pub const KIND_READ_REFUSED: u64 = 3;
 
 const C_IDLE: u64 = 0;
 const C_LOAD: u64 = 1;
@@ -116,6 +130,7 @@ crate::hdl_block! {
         pub sent_qp: Signal<In, Bits<QP_SLOT_BITS>>,
         pub sent_signaled: Signal<In, Bit>,
         pub sent_end_psn: Signal<In, Bits<24>>,
+        pub sent_read: Signal<In, Bit>,
         /// The requester refused or flushed a WQE of `sent_qp` (taken when `err_ready`).
         pub err_valid: Signal<In, Bit>,
         pub err_ready: Signal<Out, Bit>,
@@ -127,6 +142,7 @@ crate::hdl_block! {
         pub ack_syndrome: Signal<In, Bits<8>>,
         pub ack_msn: Signal<In, Bits<24>>,
         pub ack_psn: Signal<In, Bits<24>>,
+        pub ack_kind: Signal<In, Bits<2>>,
         /// Go-back-N requests to the requester (`Requester::rw_*`).
         pub rw_valid: Signal<Out, Bit>,
         pub rw_ready: Signal<In, Bit>,
@@ -264,7 +280,7 @@ crate::hdl_block! {
         db_ok: Signal<Local, Bit>,
         cq_drop: Signal<Local, Bit>,
         /// Sent events wait here for their read-modify-write of `sent_ram` (b: SIGNALED).
-        sent_q: RamFifo<5, 4, QP_SLOT_BITS, 25, 8>,
+        sent_q: RamFifo<5, 4, QP_SLOT_BITS, 26, 8>,
         sent_report: SentReport,
         s_end: DFF<Bits<24>>,
         /// Per QP: the PSN after the last packet sent (`sq_psn` at the commit, then each sent
@@ -274,7 +290,21 @@ crate::hdl_block! {
         npsn: DFF<Bits<24>>,
         ghost: Signal<Local, Bit>,
         /// Each sent WQE's SIGNALED flag, by QP and index (`SigAddr`).
-        sig_ram: RAM<Bit, 16>,
+        sig_ram: RAM<Bits<2>, 16>,
+        sig_bits: SigBits,
+        s_rd: DFF<Bit>,
+        /// The acknowledge's kind (`KIND_*`), and whether it may still complete a READ.
+        kind: DFF<Bits<2>>,
+        rd_pass: DFF<Bit>,
+        /// The WQE in C_CQE has had its `sig_ram` word read (a cycle after its index).
+        peek: DFF<Bit>,
+        /// The WQE in C_CQE is a READ this acknowledge may not complete: coverage ends here.
+        rd_cut: Signal<Local, Bit>,
+        by_read: Signal<Local, Bit>,
+        k_plain: Constant<Bits<2>> = c::<2>(KIND_PLAIN),
+        k_read_done: Constant<Bits<2>> = c::<2>(KIND_READ_DONE),
+        k_refused: Constant<Bits<2>> = c::<2>(KIND_READ_REFUSED),
+        st_local_prot: Constant<Bits<8>> = c::<8>(CqStatus::LocalProtection as u64),
         sig_w: SigAddr,
         sig_r: SigAddr,
         s_sig: DFF<Bit>,
@@ -396,7 +426,8 @@ impl Logic for Completer {
             self, clock, sent_tail, s_busy, s_qp, local_tail, s_status, is_local, l_idx, l_status, e_valid, e_from, e_status, state, is_recv, r_len, r_imm, r_op, r_flags, ack_q, syn, msn, cqn, sent, d_idx, d_msn, broken, ring_base,
             cq_mask, cq_log, pi, left, db_last, db_last_cq, db_last_ci, ci, cq_size, n_overflows, status, is_error, cmd_done, beat_done, n_acks, n_naks, n_cqes, n_unexpected,
             act, act_skip, act_retry, brk_status, kill, is_tmo, is_rnr_exp, rnr_t, progress, rewound, tcmd_rnr, a_psn, cfg_retry, cfg_rnr,
-            retry_left, rnr_left, n_seq, n_rnr, n_tmo, n_rw, n_exc, published, fenced, nak_seen, nak_psn, s_sig, s_end, npsn, h_qp, h_cq, commits, s_stamp, s_hit, l_stamp
+            retry_left, rnr_left, n_seq, n_rnr, n_tmo, n_rw, n_exc, published, fenced, nak_seen, nak_psn, s_sig, s_end, npsn, h_qp, h_cq, commits, s_stamp, s_hit, l_stamp,
+            s_rd, kind, rd_pass, peek
         );
         self.timer.clock.next = self.clock.val();
         self.timer.qp_commit_valid.next = self.qp_commit_valid.val();
@@ -453,6 +484,10 @@ impl Logic for Completer {
             self.sent_report.signaled.next = self.one1.val();
         }
         self.sent_report.end_psn.next = self.sent_end_psn.val();
+        self.sent_report.read.next = self.zero1.val();
+        if self.sent_read.val() {
+            self.sent_report.read.next = self.one1.val();
+        }
         self.sent_q.wr_b.next = self.sent_report.word.val();
         self.sent_q.wr_c.next = self.commits.q.val();
         if self.commit_ok.val() {
@@ -479,6 +514,7 @@ impl Logic for Completer {
             self.s_status.d.next = self.zero8.val();
             self.s_sig.d.next = self.sent_q.out_b.val().get_bit(0);
             self.s_end.d.next = self.sent_q.out_b.val().get_bits::<24>(1);
+            self.s_rd.d.next = self.sent_q.out_b.val().get_bit(25);
             self.s_stamp.d.next = self.sent_q.out_c.val();
             self.s_hit.d.next = false;
         }
@@ -553,7 +589,15 @@ impl Logic for Completer {
         self.sig_w.qp.next = self.s_qp.q.val();
         self.sig_ram.write_enable.next = self.s_fire.val() & !self.s_stale.val() & (self.s_status.q.val() == self.zero8.val());
         self.sig_ram.write_address.next = self.sig_w.word.val();
-        self.sig_ram.write_data.next = self.s_sig.q.val();
+        self.sig_bits.signaled.next = self.zero1.val();
+        if self.s_sig.q.val() {
+            self.sig_bits.signaled.next = self.one1.val();
+        }
+        self.sig_bits.read.next = self.zero1.val();
+        if self.s_rd.q.val() {
+            self.sig_bits.read.next = self.one1.val();
+        }
+        self.sig_ram.write_data.next = self.sig_bits.word.val();
         self.npsn_ram.write_enable.next = self.commit_ok.val() | self.sig_ram.write_enable.val();
         self.npsn_ram.write_address.next = self.s_qp.q.val();
         self.npsn_ram.write_data.next = self.s_end.q.val();
@@ -676,7 +720,17 @@ impl Logic for Completer {
         self.sig_r.index.next = self.d_idx.q.val().get_bits::<8>(0);
         self.sig_r.qp.next = self.ack_q.q.val();
         self.sig_ram.read_address.next = self.sig_r.word.val();
-        self.silent.next = !self.is_recv.q.val() & (self.status.q.val() == self.st_ok.val()) & !self.sig_ram.read_data.val();
+        self.silent.next = !self.is_recv.q.val() & (self.status.q.val() == self.st_ok.val()) & !self.sig_ram.read_data.val().get_bit(0);
+        // A success reaching an RDMA READ: only the READ-done kind completes it (one), so a
+        // READ never completes before its data is placed — not on a FIRST's MSN, not on a
+        // duplicate's re-ACK. (Decided once the word is read, before the fence publishes.)
+        self.rd_cut.next = (self.state.q.val() == self.c_cqe.val())
+            & !self.is_recv.q.val()
+            & self.peek.q.val()
+            & !self.published.q.val()
+            & (self.status.q.val() == self.st_ok.val())
+            & self.sig_ram.read_data.val().get_bit(1)
+            & !((self.kind.q.val() == self.k_read_done.val()) & self.rd_pass.q.val());
         // (The room check and `silent` are spelled out in each use: see the requester on
         // valid / ready.)
         self.wr_valid.next = (self.state.q.val() == self.c_cqe.val())
@@ -684,13 +738,18 @@ impl Logic for Completer {
             & !self.h_qp.q.val()
             & !self.h_cq.q.val()
             & (self.is_recv.q.val() | self.fenced.q.val())
-            & (self.is_recv.q.val() | (self.status.q.val() != self.st_ok.val()) | self.sig_ram.read_data.val())
+            & (self.is_recv.q.val() | (self.status.q.val() != self.st_ok.val()) | self.sig_ram.read_data.val().get_bit(0))
             & ((self.pi.q.val() - self.ci.q.val()) != self.cq_size.q.val());
         // The fence: publish, then wait for the requester's claim on the QP to end.
         // (A commit has the requester's count RAM in its cycle: the publication waits.)
         // (The commit spelled out from the inputs: see the requester on valid / ready.)
+        // (The cut spelled out from registers: see the requester on valid / ready.)
         self.done_valid.next = (self.state.q.val() == self.c_cqe.val())
             & !self.is_recv.q.val()
+            & self.peek.q.val()
+            & !((self.status.q.val() == self.st_ok.val())
+                & self.sig_ram.read_data.val().get_bit(1)
+                & !((self.kind.q.val() == self.k_read_done.val()) & self.rd_pass.q.val()))
             & !self.published.q.val()
             & !self.h_qp.q.val()
             & !(self.qp_commit_valid.val() & (self.qp_commit.val().get_bits::<24>(8) == self.zero24.val()));
@@ -699,6 +758,8 @@ impl Logic for Completer {
         // (Spelled out, not read back from the output: see the requester on valid / ready.)
         if (self.state.q.val() == self.c_cqe.val())
             & !self.is_recv.q.val()
+            & self.peek.q.val()
+            & !self.rd_cut.val()
             & !self.published.q.val()
             & !self.h_qp.q.val()
             & !(self.qp_commit_valid.val() & (self.qp_commit.val().get_bits::<24>(8) == self.zero24.val()))
@@ -741,12 +802,15 @@ impl Logic for Completer {
         self.ack_ready.next = (self.state.q.val() == self.c_idle.val()) & !self.qp_commit_valid.val() & !self.cq_commit_valid.val();
         self.rc_ready.next =
             (self.state.q.val() == self.c_idle.val()) & !self.ack_valid.val() & !self.qp_commit_valid.val() & !self.cq_commit_valid.val();
-        self.covered.next = self.msn.q.val() - self.d_msn.q.val();
         // Only WQEs before the first refused one were sent: acknowledges can cover no more.
         self.outstanding.next = self.sent.q.val() - self.d_idx.q.val();
         if self.e_valid.q.val() {
             self.outstanding.next = self.e_from.q.val() - self.d_idx.q.val();
         }
+        // What an acknowledge covers: its MSN's count, or, for an implied NAK or a refused READ
+        // response, everything up to the READ (the cut in C_CQE stops there; `by_read`).
+        self.covered.next = self.msn.q.val() - self.d_msn.q.val();
+        self.by_read.next = (self.kind.q.val() != self.k_plain.val()) & (self.kind.q.val() != self.k_read_done.val());
         self.is_ack.next = self.syn.q.val().get_bits::<2>(5) == self.ack_class.val();
         self.is_nak.next = self.syn.q.val().get_bits::<2>(5) == self.nak_class.val();
         self.is_rnr.next = self.syn.q.val().get_bits::<2>(5) == self.rnr_class.val();
@@ -772,6 +836,8 @@ impl Logic for Completer {
             | ((self.state.q.val() == self.c_cqe.val()) & !self.cmd_done.q.val() & self.fenced.q.val() & self.silent.val());
 
         if self.state.q.val() == self.c_idle.val() {
+            self.kind.d.next = self.k_plain.val();
+            self.peek.d.next = false;
             self.h_qp.d.next = false;
             self.h_cq.d.next = false;
             self.act.d.next = self.act_none.val();
@@ -788,6 +854,8 @@ impl Logic for Completer {
             self.syn.d.next = self.ack_syndrome.val();
             self.msn.d.next = self.ack_msn.val();
             self.a_psn.d.next = self.ack_psn.val();
+            self.kind.d.next = self.ack_kind.val();
+            self.rd_pass.d.next = true;
             self.is_recv.d.next = false;
             self.state.d.next = self.c_load.val();
         }
@@ -904,7 +972,9 @@ impl Logic for Completer {
         // ghost: its PSN is at or past the end of what was sent.
         self.ghost.next = (self.a_psn.q.val() - self.npsn.q.val()) < self.half24.val();
         self.cover_bad.next = self.ghost.val()
-            | ((self.covered.val() != self.zero24.val())
+            | (self.by_read.val() & self.broken.q.val())
+            | (!self.by_read.val()
+                & (self.covered.val() != self.zero24.val())
                 & ((self.covered.val() >= self.half24.val())
                     | (self.covered.val().get_bits::<8>(16) != self.zero8.val())
                     | (self.covered.val().get_bits::<16>(0) > self.outstanding.val())
@@ -925,9 +995,12 @@ impl Logic for Completer {
                 self.state.d.next = self.c_act.val();
             }
             if !self.is_local.q.val() & !self.is_tmo.q.val() {
-                if self.is_ack.val() {
+                // (Implied NAKs and refused READ responses are the card's own conclusions:
+                // the responder counts them.)
+                if self.is_ack.val() & (self.kind.q.val() != self.k_refused.val()) {
                     self.n_acks.d.next = self.n_acks.q.val() + self.one32.val();
-                } else {
+                }
+                if !self.is_ack.val() & ((self.kind.q.val() == self.k_plain.val()) | (self.kind.q.val() == self.k_read_done.val())) {
                     self.n_naks.d.next = self.n_naks.q.val() + self.one32.val();
                 }
                 // What the acknowledge asks for once its completions are written.
@@ -946,7 +1019,10 @@ impl Logic for Completer {
                 if self.is_nak.val() {
                     self.act.d.next = self.act_break.val();
                     if self.nak_code.val() == self.nak_seq.val() {
-                        self.n_seq.d.next = self.n_seq.q.val() + self.one32.val();
+                        // (Implied NAKs are counted by the responder, `implied_naks`.)
+                        if self.kind.q.val() == self.k_plain.val() {
+                            self.n_seq.d.next = self.n_seq.q.val() + self.one32.val();
+                        }
                         self.act.d.next = self.act_rewind.val();
                         self.act_skip.d.next = self.one1.val();
                         self.act_retry.d.next = true;
@@ -970,16 +1046,22 @@ impl Logic for Completer {
                         self.act.d.next = self.act_none.val();
                     }
                 }
+                if self.kind.q.val() == self.k_refused.val() {
+                    self.act.d.next = self.act_break.val();
+                    self.brk_status.d.next = self.st_local_prot.val();
+                }
                 self.state.d.next = self.c_act.val();
-                if (self.covered.val() != self.zero24.val()) & !self.cover_bad.val() {
+                if (self.covered.val() != self.zero24.val()) & !self.by_read.val() & !self.cover_bad.val() {
                     self.left.d.next = self.covered.val().get_bits::<16>(0);
                     self.status.d.next = self.st_ok.val();
                     self.is_error.d.next = false;
                     self.state.d.next = self.c_cqe.val();
-                    // Progress: the retry counts start again.
-                    self.progress.d.next = true;
-                    self.retry_left.d.next = self.cfg_retry.q.val();
-                    self.rnr_left.d.next = self.cfg_rnr.q.val();
+                }
+                if (self.outstanding.val() != self.zero16.val()) & self.by_read.val() & !self.cover_bad.val() {
+                    self.left.d.next = self.outstanding.val();
+                    self.status.d.next = self.st_ok.val();
+                    self.is_error.d.next = false;
+                    self.state.d.next = self.c_cqe.val();
                 }
                 if self.cover_bad.val() {
                     self.n_unexpected.d.next = self.n_unexpected.q.val() + self.one32.val();
@@ -1055,6 +1137,23 @@ impl Logic for Completer {
             self.state.d.next = self.c_errs.val();
         }
         if self.state.q.val() == self.c_cqe.val() {
+            self.peek.d.next = true;
+            if self.rd_cut.val() {
+                self.peek.d.next = false;
+                self.state.d.next = self.c_act.val();
+            }
+            // The READ this acknowledge completes is the last WQE it completes.
+            if self.peek.q.val()
+                & !self.published.q.val()
+                & !self.is_recv.q.val()
+                & (self.status.q.val() == self.st_ok.val())
+                & self.sig_ram.read_data.val().get_bit(1)
+                & (self.kind.q.val() == self.k_read_done.val())
+                & self.rd_pass.q.val()
+            {
+                self.rd_pass.d.next = false;
+                self.left.d.next = self.one16.val();
+            }
             if self.cmd_fire.val() {
                 self.cmd_done.d.next = true;
             }
@@ -1062,6 +1161,7 @@ impl Logic for Completer {
                 self.beat_done.d.next = true;
             }
             if self.cqe_done.val() {
+                self.peek.d.next = false;
                 self.cmd_done.d.next = false;
                 self.beat_done.d.next = false;
                 self.published.d.next = false;
@@ -1076,6 +1176,10 @@ impl Logic for Completer {
                 self.left.d.next = self.left.q.val() - self.one16.val();
                 if !self.is_error.q.val() {
                     self.d_msn.d.next = self.d_msn.q.val() + self.one24.val();
+                    // Progress (a WQE completed): the retry counts start again.
+                    self.progress.d.next = true;
+                    self.retry_left.d.next = self.cfg_retry.q.val();
+                    self.rnr_left.d.next = self.cfg_rnr.q.val();
                 }
                 if self.is_error.q.val() {
                     self.broken.d.next = true;

@@ -3,6 +3,7 @@
 pub mod completer;
 pub mod icrc;
 pub mod qp_table;
+pub mod read_table;
 pub mod requester;
 pub mod responder;
 pub mod response_tx;

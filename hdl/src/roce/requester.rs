@@ -57,8 +57,11 @@ pub use crate::roce::qp_table::QP_STAGE_WORDS;
 use crate::roce::qp_table::{ctx_at, QpTable, CTX_BITS};
 use crate::roce::tx_header::LEN_BITS;
 use crate::stream::c;
-use rnic_spec::desc::{send_flags, send_wqe};
-use rnic_spec::qp::{MAX_MESSAGE, SQ_LOG_SIZE_MAX, WQE_BATCH};
+use crate::roce::read_table::{ReadEntry, RD_PTR};
+use rnic_spec::desc::{send_flags, send_wqe, SendOp};
+use rnic_spec::mr::access;
+use rnic_spec::qp::{MAX_MESSAGE, RD_SLOTS, SQ_LOG_SIZE_MAX, WQE_BATCH};
+use rnic_spec::responder::OP_READ_REQUEST;
 use rnic_spec::regs::{qp_state, QPS, QP_SLOT_BITS};
 use rust_hdl::prelude::*;
 
@@ -70,7 +73,8 @@ const READY_PTR: usize = QP_SLOT_BITS + 1;
 pack_word! {
     /// A send queue's state: next WQE and PSN, in error, the first WQE never sent and its PSN
     /// (`hi`, `hi_psn`: past the WQEs a rewind resends), and where a broken queue's resends stop.
-    lsb_first SqStateWord: 97 { ci: 16, psn: 24, broken: 1, hi: 16, hi_psn: 24, stop_at: 16 }
+    /// `rd_tail`: the ring index of the next READ entry (`ReadTable`).
+    lsb_first SqStateWord: 101 { ci: 16, psn: 24, broken: 1, hi: 16, hi_psn: 24, stop_at: 16, rd_tail: 4 }
 }
 pack_word! {
     /// A pending rewind: from WQE `index`, skipping packets before `psn` if `skip`; `stop`: break.
@@ -153,6 +157,8 @@ crate::hdl_block! {
         pub mr_pd: Signal<Out, Bits<16>>,
         pub mr_addr: Signal<Out, Bits<64>>,
         pub mr_len: Signal<Out, Bits<32>>,
+        /// Access the check needs beyond local read: LOCAL_WRITE for an RDMA READ's buffer.
+        pub mr_need: Signal<Out, Bits<4>>,
         pub mr_res_valid: Signal<In, Bit>,
         pub mr_res_error: Signal<In, Bits<3>>,
         /// DMA read commands and their data (a `DmaRead`).
@@ -202,6 +208,15 @@ crate::hdl_block! {
         /// The PSN after the sent WQE's last packet (its first PSN plus its packet count, one
         /// for a message of length 0): the completer takes acknowledges for no PSN past it.
         pub sent_end_psn: Signal<Out, Bits<24>>,
+        /// The sent WQE is an RDMA READ: it completes only once its last response is placed.
+        pub sent_read: Signal<Out, Bit>,
+        /// New READs into the `ReadTable` (see there); the QP's head from it (read at `cur`).
+        pub rd_ap_valid: Signal<Out, Bit>,
+        pub rd_ap_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
+        pub rd_ap_tail: Signal<Out, Bits<RD_PTR>>,
+        pub rd_ap_entry: Signal<Out, Bits<176>>,
+        pub rd_head_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
+        pub rd_head: Signal<In, Bits<RD_PTR>>,
         /// A WQE of QP `sent_qp` was refused or flushed (`err_status`: a `CqStatus`); the FSM
         /// waits for the completer to take it.
         pub err_valid: Signal<Out, Bit>,
@@ -214,7 +229,7 @@ crate::hdl_block! {
         pub resent: Signal<Out, Bits<32>>,
 
         ctx_table: QpTable,
-        st_ram: RAM<Bits<97>, QP_SLOT_BITS>,
+        st_ram: RAM<Bits<101>, QP_SLOT_BITS>,
         rw_ram: RAM<Bits<42>, QP_SLOT_BITS>,
         done_ram: RAM<Bits<16>, QP_SLOT_BITS>,
         behind: Signal<Local, Bit>,
@@ -428,6 +443,24 @@ crate::hdl_block! {
         load_pl: Signal<Local, Bit>,
         bad: Signal<Local, Bit>,
         pmtu32: Signal<Local, Bits<32>>,
+        /// The WQE is an RDMA READ: one request packet, no payload, `wqe_pkts` PSNs.
+        is_read: Signal<Local, Bit>,
+        /// READs the QP has outstanding, and may have (`max_rd_atomic`, 1 ... `RD_SLOTS`).
+        rd_tail: DFF<Bits<RD_PTR>>,
+        rd_head_r: DFF<Bits<RD_PTR>>,
+        rd_limit: DFF<Bits<RD_PTR>>,
+        rd_full: Signal<Local, Bit>,
+        /// A new READ waits: its QP has `max_rd_atomic` outstanding (the QP goes round).
+        rd_stall: Signal<Local, Bit>,
+        rd_entry: ReadEntry,
+        op_read: Constant<Bits<8>> = c::<8>(SendOp::Read as u64),
+        op_read_request: Constant<Bits<8>> = c::<8>(OP_READ_REQUEST as u64),
+        need_local_write: Constant<Bits<4>> = c::<4>(access::LOCAL_WRITE as u64),
+        zero4: Constant<Bits<4>> = c::<4>(0),
+        one_ptr: Constant<Bits<RD_PTR>> = c::<RD_PTR>(1),
+        rd_slots: Constant<Bits<RD_PTR>> = c::<RD_PTR>(RD_SLOTS as u64),
+        zero_ptr: Constant<Bits<RD_PTR>> = c::<RD_PTR>(0),
+        o_max_rd: Constant<Bits<9>> = ctx_at("max_rd"),
         pmtu64: Signal<Local, Bits<64>>,
         last: Signal<Local, Bit>,
         len: Signal<Local, Bits<32>>,
@@ -456,7 +489,7 @@ impl Logic for Requester {
             c_vlan_tci, c_traffic, c_flow_label, c_udp_sport, c_ip, c_pkey, c_pmtu, c_base, c_mask, c_pd, ci, pi,
             psn, w_op, w_flags, w_imm, w_laddr, w_len, w_lkey, w_raddr, w_rkey, w_error, left, addr, first, d_done,
             c_done, pl_out, r_valid, r_addr, r_len, wqe_count, error_count, batch, got, batch_err, broken, rep_status,
-            rw_pend, rw_r, hi, hi_psn, stop_at, skipping, skip_psn, resent_count, stale
+            rw_pend, rw_r, hi, hi_psn, stop_at, skipping, skip_psn, resent_count, stale, rd_tail, rd_head_r, rd_limit
         );
         for i in 0..WQE_BATCH {
             self.wq[i].clock.next = self.clock.val();
@@ -509,6 +542,8 @@ impl Logic for Requester {
             self.st_back.hi_psn.next = self.hi_psn.q.val();
         }
         self.st_back.stop_at.next = self.stop_at.q.val();
+        self.st_commit.rd_tail.next = self.zero_ptr.val();
+        self.st_back.rd_tail.next = self.rd_tail.q.val();
         self.st_ram.write_address.next = self.cur.q.val();
         self.st_ram.write_data.next = self.st_back.word.val();
         if self.commit_ok.val() {
@@ -599,10 +634,12 @@ impl Logic for Requester {
         self.ctx_table.read_address.next = self.cur.q.val();
         self.st_ram.read_address.next = self.cur.q.val();
         self.pi_ram.read_address.next = self.cur.q.val();
+        self.rd_head_qp.next = self.cur.q.val();
         if self.state.q.val() == self.s_pop.val() {
             self.ctx_table.read_address.next = self.ready.out_a.val();
             self.st_ram.read_address.next = self.ready.out_a.val();
             self.pi_ram.read_address.next = self.ready.out_a.val();
+            self.rd_head_qp.next = self.ready.out_a.val();
         }
         self.qp_word.next = self.ctx_table.read_data.val();
 
@@ -623,10 +660,14 @@ impl Logic for Requester {
             self.wqe_pkts.next = self.one32.val();
         }
         self.pmtu64.next = self.one64.val() << self.c_pmtu.q.val();
-        self.last.next = self.left.q.val() <= self.pmtu32.val();
+        self.is_read.next = self.w_op.q.val() == self.op_read.val();
+        self.last.next = (self.left.q.val() <= self.pmtu32.val()) | self.is_read.val();
         self.len.next = self.pmtu32.val();
         if self.last.val() {
             self.len.next = self.left.q.val();
+        }
+        if self.is_read.val() {
+            self.len.next = self.zero32.val();
         }
         self.is_write.next = self.w_op.q.val().get_bit(1);
         self.has_imm.next = self.w_op.q.val().get_bit(0);
@@ -649,12 +690,15 @@ impl Logic for Requester {
         if self.is_write.val() {
             self.opcode.next = self.opcode.val() + self.write_base.val();
         }
+        if self.is_read.val() {
+            self.opcode.next = self.op_read_request.val();
+        }
         self.need_cmd.next = self.len.val() != self.zero32.val();
         self.desc_room.next = (self.desc_tail.q.val() - self.descs.head.val()) < self.desc_capacity.val();
 
         self.desc_word.opcode.next = self.opcode.val();
         self.desc_word.se.next = self.zero1.val();
-        if self.last.val() & self.w_flags.q.val().get_bit(1) & (!self.is_write.val() | self.has_imm.val()) {
+        if self.last.val() & self.w_flags.q.val().get_bit(1) & (!self.is_write.val() | self.has_imm.val()) & !self.is_read.val() {
             self.desc_word.se.next = self.one1.val();
         }
         self.desc_word.ack_req.next = self.zero1.val();
@@ -680,7 +724,11 @@ impl Logic for Requester {
         self.desc_word.ip.next = self.c_ip.q.val();
         self.desc_word.pkey.next = self.c_pkey.q.val();
 
-        self.skip_now.next = self.skipping.q.val() & (self.psn.q.val() != self.skip_psn.q.val());
+        // (Packets before the PSN are skipped; a READ is sent whole, its responses placed once.)
+        self.skip_now.next = self.skipping.q.val()
+            & !self.is_read.val()
+            & ((self.skip_psn.q.val() - self.psn.q.val()) < self.half24.val())
+            & (self.psn.q.val() != self.skip_psn.q.val());
         // A rewind for the QP being sent stops its WQE at the next packet boundary (after the
         // first packet): the rest would only arrive out of sequence.
         self.pend_cur.next = self.rw_pend.q.val() >> self.cur.q.val();
@@ -750,12 +798,18 @@ impl Logic for Requester {
         self.mr_pd.next = self.c_pd.q.val();
         self.mr_addr.next = self.w_laddr.q.val();
         self.mr_len.next = self.w_len.q.val();
+        self.mr_need.next = self.zero4.val();
+        if self.is_read.val() {
+            self.mr_need.next = self.need_local_write.val();
+        }
 
+        self.rd_full.next = (self.rd_tail.q.val() - self.rd_head_r.q.val()) >= self.rd_limit.q.val();
         // The FSM.
         self.wqe_done.next = false;
         self.sent_valid.next = false;
         self.sent_qp.next = self.cur.q.val();
         self.sent_signaled.next = self.w_flags.q.val().get_bit(self.signaled_at.val().index());
+        self.sent_read.next = self.is_read.val();
         self.err_valid.next = (self.state.q.val() == self.s_report.val()) & !self.stale.q.val();
         self.err_status.next = self.rep_status.q.val();
         self.saw_db.d.next = self.saw_db.q.val() | self.db_hit.val() | self.rw_hit.val();
@@ -785,7 +839,7 @@ impl Logic for Requester {
             & ((self.done_ram.read_data.val() - self.ci.q.val()) <= (self.hi.q.val() - self.ci.q.val()));
         self.check_bad.next = (self.mr_res_error.val() != self.zero3.val())
             | self.w_error.q.val()
-            | (self.w_op.q.val() >= self.four8.val())
+            | (self.w_op.q.val() > self.four8.val())
             | (self.w_len.q.val() > self.max_message.val());
         self.bad.next = self.check_bad.val() | self.broken.q.val();
         self.step.next = !self.abort.val()
@@ -821,6 +875,15 @@ impl Logic for Requester {
             self.hi.d.next = self.st_ram.read_data.val().get_bits::<16>(41);
             self.hi_psn.d.next = self.st_ram.read_data.val().get_bits::<24>(57);
             self.stop_at.d.next = self.st_ram.read_data.val().get_bits::<16>(81);
+            self.rd_tail.d.next = self.st_ram.read_data.val().get_bits::<RD_PTR>(97);
+            self.rd_head_r.d.next = self.rd_head.val();
+            self.rd_limit.d.next = self.qp_word.val().get_bits::<RD_PTR>(self.o_max_rd.val().index());
+            if self.qp_word.val().get_bits::<RD_PTR>(self.o_max_rd.val().index()) == self.zero_ptr.val() {
+                self.rd_limit.d.next = self.one_ptr.val();
+            }
+            if self.qp_word.val().get_bits::<RD_PTR>(self.o_max_rd.val().index()) > self.rd_slots.val() {
+                self.rd_limit.d.next = self.rd_slots.val();
+            }
             self.pi.d.next = self.pi_ram.read_data.val();
             self.state.d.next = self.s_check.val();
         }
@@ -996,7 +1059,7 @@ impl Logic for Requester {
                 if self.w_len.q.val() > self.max_message.val() {
                     self.rep_status.d.next = self.st_length.val();
                 }
-                if self.w_error.q.val() | (self.w_op.q.val() >= self.four8.val()) {
+                if self.w_error.q.val() | (self.w_op.q.val() > self.four8.val()) {
                     self.rep_status.d.next = self.st_operation.val();
                 }
                 if self.broken.q.val() {
@@ -1004,7 +1067,7 @@ impl Logic for Requester {
                 }
             } else {
                 // A WQE sent for the first time: its first PSN, for a rewind.
-                self.psn_tab.write_enable.next = !self.stale.q.val();
+                self.psn_tab.write_enable.next = !self.stale.q.val() & !(self.is_read.val() & self.rd_full.val());
             }
         }
         if (self.state.q.val() == self.s_mr_wait.val())
@@ -1017,6 +1080,35 @@ impl Logic for Requester {
             self.d_done.d.next = false;
             self.c_done.d.next = false;
             self.state.d.next = self.s_pkt.val();
+        }
+        // A new READ: into the QP's READ ring, unless `max_rd_atomic` are outstanding — then
+        // it waits (not consumed; the QP goes round and looks again).
+        self.rd_stall.next = (self.state.q.val() == self.s_mr_wait.val())
+            & self.mr_res_valid.val()
+            & !self.resend.val()
+            & !self.bad.val()
+            & self.is_read.val()
+            & self.rd_full.val();
+        if self.rd_stall.val() {
+            self.state.d.next = self.s_writeback.val();
+        }
+        self.rd_entry.laddr.next = self.w_laddr.q.val();
+        self.rd_entry.len.next = self.w_len.q.val();
+        self.rd_entry.lkey.next = self.w_lkey.q.val();
+        self.rd_entry.psn.next = self.psn.q.val();
+        self.rd_entry.end_psn.next = self.psn.q.val() + self.wqe_pkts.val().get_bits::<24>(0);
+        self.rd_ap_entry.next = self.rd_entry.word.val();
+        self.rd_ap_qp.next = self.cur.q.val();
+        self.rd_ap_tail.next = self.rd_tail.q.val();
+        self.rd_ap_valid.next = (self.state.q.val() == self.s_mr_wait.val())
+            & self.mr_res_valid.val()
+            & !self.resend.val()
+            & !self.bad.val()
+            & self.is_read.val()
+            & !self.rd_full.val()
+            & !self.stale.q.val();
+        if self.rd_ap_valid.val() {
+            self.rd_tail.d.next = self.rd_tail.q.val() + self.one_ptr.val();
         }
         if self.push.val() & self.resend.val() {
             self.resent_count.d.next = self.resent_count.q.val() + self.one32.val();
@@ -1035,12 +1127,15 @@ impl Logic for Requester {
             }
             self.state.d.next = self.s_writeback.val();
         }
-        if (self.state.q.val() == self.s_pkt.val()) & self.skipping.q.val() & !self.skip_now.val() {
+        if (self.state.q.val() == self.s_pkt.val()) & self.skipping.q.val() & !self.skip_now.val() & !self.is_read.val() {
             self.skipping.d.next = false;
         }
         if self.state.q.val() == self.s_pkt.val() {
             if self.step.val() {
                 self.psn.d.next = self.psn.q.val() + self.one24.val();
+                if self.is_read.val() {
+                    self.psn.d.next = self.psn.q.val() + self.wqe_pkts.val().get_bits::<24>(0);
+                }
                 self.first.d.next = false;
                 self.d_done.d.next = false;
                 self.c_done.d.next = false;

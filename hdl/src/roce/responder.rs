@@ -33,17 +33,22 @@ use crate::stream::c;
 use rnic_spec::mr::access;
 use rnic_spec::regs::{qp_state, QP_SLOT_BITS};
 use rnic_spec::desc::{cqe_flags, recv_wqe, CqOp, CqStatus, RECV_WQE_LEN};
-use rnic_spec::responder::{aeth, OP_SEND_ONLY_IMM, OP_WRITE_FIRST, OP_WRITE_ONLY_IMM};
+use crate::roce::completer::{KIND_IMPLIED_NAK, KIND_PLAIN, KIND_READ_DONE, KIND_READ_REFUSED};
+use crate::roce::read_table::{entry_at, RD_PTR};
+use rnic_spec::responder::{
+    aeth, OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_ONLY, OP_SEND_ONLY_IMM, OP_WRITE_FIRST, OP_WRITE_ONLY_IMM,
+};
 use rnic_spec::wire::rx::record_field;
 use rust_hdl::prelude::*;
 
 pack_word! {
     /// The responder's state of a QP as its RAM holds it.
-    lsb_first RspStateWord: 260 {
+    lsb_first RspStateWord: 289 {
         epsn: 24, msn: 24, in_msg: 1, nak_sent: 1, va: 64, left: 32, send: 1, count: 32, rq_ci: 16,
-        error: 1, key: 32, epoch: 32,
+        error: 1, key: 32, epoch: 32, rd_head: 4, rd_n: 24, rd_nak: 1,
     }
 }
+pack_word! { lsb_first N64: 64 { n: 24 } }
 pack_word! { lsb_first RqOffset: 64 { zero: 5, index: 16 } }
 pack_word! {
     /// A QP's receive ring, as the prefetcher keeps it (set by `qp.commit`).
@@ -97,6 +102,8 @@ const P_RQ_DATA: u64 = 12;
 /// verdict, or a later packet's check against the key that admitted its message.
 const P_MR_ISSUE: u64 = 13;
 const P_RC: u64 = 14;
+/// A READ response or an ACK for this card's requests, with the QP's oldest outstanding READ.
+const P_RR: u64 = 15;
 
 crate::hdl_block! {
     pub struct Responder {
@@ -180,6 +187,18 @@ crate::hdl_block! {
         pub cpl_syndrome: Signal<Out, Bits<8>>,
         pub cpl_msn: Signal<Out, Bits<24>>,
         pub cpl_psn: Signal<Out, Bits<24>>,
+        /// What the completer makes of it (`completer::KIND_*`).
+        pub cpl_kind: Signal<Out, Bits<2>>,
+        /// The READs this card's requester has outstanding (`ReadTable`): the QP's ring tail
+        /// (read at the record's QP), the entry at its head, and the pop after its last response.
+        pub rt_tail_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
+        pub rt_tail: Signal<In, Bits<RD_PTR>>,
+        pub rt_slot_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
+        pub rt_slot: Signal<Out, Bits<3>>,
+        pub rt_entry: Signal<In, Bits<176>>,
+        pub rt_pop_valid: Signal<Out, Bit>,
+        pub rt_pop_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
+        pub rt_pop_head: Signal<Out, Bits<RD_PTR>>,
         /// Receive completions (a CQE's fields), to the completer.
         pub rc_valid: Signal<Out, Bit>,
         pub rc_ready: Signal<In, Bit>,
@@ -207,6 +226,12 @@ crate::hdl_block! {
         pub receives: Signal<Out, Bits<32>>,
         pub rq_wait_cycles: Signal<Out, Bits<32>>,
         pub bad_source: Signal<Out, Bits<32>>,
+        /// READ responses placed into this card's buffers; READ responses not placed (none
+        /// outstanding, a duplicate, out of order, a wrong opcode or length, refused by the
+        /// local key); implied NAKs (responses missing before a later response or ACK).
+        pub read_placed: Signal<Out, Bits<32>>,
+        pub read_dropped: Signal<Out, Bits<32>>,
+        pub implied_naks: Signal<Out, Bits<32>>,
         /// Region commits so far, and the epoch every write admitted before it has finished by.
         pub mr_epoch: Signal<Out, Bits<32>>,
         pub mr_fence: Signal<Out, Bits<32>>,
@@ -215,7 +240,7 @@ crate::hdl_block! {
         pub broke_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
 
         ctx_table: QpTable,
-        st_ram: RAM<Bits<260>, QP_SLOT_BITS>,
+        st_ram: RAM<Bits<289>, QP_SLOT_BITS>,
         /// Receive queue producer indexes, written by `doorbell.rq` (a copy for the FSM and
         /// one for the prefetcher: a RAM has one read port).
         rq_pi_ram: RAM<Bits<16>, QP_SLOT_BITS>,
@@ -352,6 +377,68 @@ crate::hdl_block! {
         p_rq_data: Constant<Bits<4>> = c::<4>(P_RQ_DATA),
         p_mr_issue: Constant<Bits<4>> = c::<4>(P_MR_ISSUE),
         p_rc: Constant<Bits<4>> = c::<4>(P_RC),
+        p_rr: Constant<Bits<4>> = c::<4>(P_RR),
+        op_rr_first: Constant<Bits<8>> = c::<8>(OP_READ_RESPONSE_FIRST as u64),
+        op_rr_only: Constant<Bits<8>> = c::<8>(OP_READ_RESPONSE_ONLY as u64),
+        k_plain: Constant<Bits<2>> = c::<2>(KIND_PLAIN),
+        k_read_done: Constant<Bits<2>> = c::<2>(KIND_READ_DONE),
+        k_implied: Constant<Bits<2>> = c::<2>(KIND_IMPLIED_NAK),
+        k_refused: Constant<Bits<2>> = c::<2>(KIND_READ_REFUSED),
+        one_ptr: Constant<Bits<RD_PTR>> = c::<RD_PTR>(1),
+        zero_ptr: Constant<Bits<RD_PTR>> = c::<RD_PTR>(0),
+        half24: Constant<Bits<24>> = c::<24>(0x80_0000),
+        three8: Constant<Bits<8>> = c::<8>(3),
+        s_rd_head: Constant<Bits<9>> = st_at("rd_head"),
+        s_rd_n: Constant<Bits<9>> = st_at("rd_n"),
+        s_rd_nak: Constant<Bits<9>> = st_at("rd_nak"),
+        // This card's requester's side of the QP: the oldest outstanding READ (ring head,
+        // responses placed, implied NAK sent since the last one placed), the ring's tail.
+        rd_head: DFF<Bits<RD_PTR>>,
+        rd_n: DFF<Bits<24>>,
+        rd_nak: DFF<Bit>,
+        r_tail: DFF<Bits<RD_PTR>>,
+        /// The packet is a READ response (set as its record is taken); where its payload goes,
+        /// under which key; it is its READ's last.
+        rr: DFF<Bit>,
+        rr_va: DFF<Bits<64>>,
+        rr_key: DFF<Bits<32>>,
+        rr_last: DFF<Bit>,
+        /// An event for the completer once the packet is drained or placed, and its kind.
+        cpl_pend: DFF<Bit>,
+        cpl_k: DFF<Bits<2>>,
+        n_read_placed: DFF<Bits<32>>,
+        n_read_dropped: DFF<Bits<32>>,
+        n_implied: DFF<Bits<32>>,
+        rec_op: Signal<Local, Bits<8>>,
+        k_rd_head: Signal<Local, Bits<RD_PTR>>,
+        k_rd_n: Signal<Local, Bits<24>>,
+        k_rd_nak: Signal<Local, Bit>,
+        is_rresp: Signal<Local, Bit>,
+        is_ack_op: Signal<Local, Bit>,
+        rr_go: Signal<Local, Bit>,
+        en_laddr: Signal<Local, Bits<64>>,
+        en_len: Signal<Local, Bits<32>>,
+        en_psn: Signal<Local, Bits<24>>,
+        en_end: Signal<Local, Bits<24>>,
+        rr_has: Signal<Local, Bit>,
+        e_psn: Signal<Local, Bits<24>>,
+        rr_d: Signal<Local, Bits<24>>,
+        rr_k: Signal<Local, Bits<8>>,
+        rr_first_kind: Signal<Local, Bit>,
+        rr_last_kind: Signal<Local, Bit>,
+        rr_last_exp: Signal<Local, Bit>,
+        rr_off: Signal<Local, Bits<32>>,
+        rr_ok: Signal<Local, Bit>,
+        ack_past: Signal<Local, Bit>,
+        placed_now: Signal<Local, Bit>,
+        n64: N64,
+        rr_pmtu: Signal<Local, Bits<32>>,
+        zero2: Constant<Bits<2>> = c::<2>(0),
+        en_laddr_at: Constant<Bits<8>> = entry_at("laddr"),
+        en_len_at: Constant<Bits<8>> = entry_at("len"),
+        en_lkey_at: Constant<Bits<8>> = entry_at("lkey"),
+        en_psn_at: Constant<Bits<8>> = entry_at("psn"),
+        en_end_at: Constant<Bits<8>> = entry_at("end_psn"),
         op_ack: Constant<Bits<8>> = c::<8>(rnic_spec::responder::OP_ACK as u64),
         r_syn_at: Constant<Bits<9>> = rec_at("aeth_syndrome"),
         r_msn_at: Constant<Bits<9>> = rec_at("aeth_msn"),
@@ -529,7 +616,7 @@ crate::hdl_block! {
         commit_ok: Signal<Local, Bit>,
         db_ok: Signal<Local, Bit>,
         qp_word: Signal<Local, Bits<CTX_BITS>>,
-        st: Signal<Local, Bits<260>>,
+        st: Signal<Local, Bits<289>>,
         is_write: Signal<Local, Bit>,
         is_send: Signal<Local, Bit>,
         k_op: Signal<Local, Bits<8>>,
@@ -600,7 +687,8 @@ impl Logic for Responder {
             rc_q_imm, cached, fetching, discard, pf_look_tail, pf_flight_tail, pend_db, pend_db_qp, pend_take, pend_take_qp, kicked,
             e_state, e_qp, e_fi, e_base, e_mask, dirty, fwd, r_committed, r_dup, resp_read, c_pmtu, issued_seq, done_seq, n_placed, n_acks, n_naks_seq, n_naks_invalid, n_naks_access,
             n_duplicates, n_bad_qp, n_set_aside, n_naks_rnr, n_naks_operational, n_receives, n_rq_wait, r_pkey, r_ipv6,
-            r_ip_src, m_key, m_epoch, rechk, epoch, snap_valid, snap_epoch, snap_seq, fence, n_bad_source
+            r_ip_src, m_key, m_epoch, rechk, epoch, snap_valid, snap_epoch, snap_seq, fence, n_bad_source,
+            rd_head, rd_n, rd_nak, r_tail, rr, rr_va, rr_key, rr_last, cpl_pend, cpl_k, n_read_placed, n_read_dropped, n_implied
         );
         self.ctx_table.clock.next = self.clock.val();
         self.st_ram.read_clock.next = self.clock.val();
@@ -640,6 +728,15 @@ impl Logic for Responder {
         self.st_commit.error.next = self.zero1.val();
         self.st_commit.key.next = self.zero32.val();
         self.st_commit.epoch.next = self.zero32.val();
+        self.st_commit.rd_head.next = self.zero_ptr.val();
+        self.st_commit.rd_n.next = self.zero24.val();
+        self.st_commit.rd_nak.next = self.zero1.val();
+        self.st_back.rd_head.next = self.rd_head.q.val();
+        self.st_back.rd_n.next = self.rd_n.q.val();
+        self.st_back.rd_nak.next = self.zero1.val();
+        if self.rd_nak.q.val() {
+            self.st_back.rd_nak.next = self.one1.val();
+        }
         self.st_back.epsn.next = self.epsn.q.val();
         self.st_back.msn.next = self.msn.q.val();
         self.st_back.in_msg.next = self.zero1.val();
@@ -879,10 +976,12 @@ impl Logic for Responder {
         // (Never in a commit's cycle: the words read would be the QP's as it was.)
         self.rec_ready.next = (self.state.q.val() == self.p_idle.val()) & !self.qp_commit_valid.val();
         self.rec_qp.next = self.rec_word0.val().get_bits::<QP_SLOT_BITS>(self.r_dest_qp_at.val().index());
+        self.rec_op.next = self.rec_word0.val().get_bits::<8>(self.r_opcode_at.val().index());
         self.ctx_table.read_address.next = self.rec_qp.val();
         self.st_ram.read_address.next = self.rec_qp.val();
         self.rq_pi_ram.read_address.next = self.rec_qp.val();
         self.fi_ram.read_address.next = self.rec_qp.val();
+        self.rt_tail_qp.next = self.rec_qp.val();
         self.qp_word.next = self.ctx_table.read_data.val();
         self.st.next = self.st_ram.read_data.val();
         self.k_state.next = self.qp_word.val().get_bits::<3>(self.o_state.val().index());
@@ -900,7 +999,13 @@ impl Logic for Responder {
         self.k_error.next = self.st.val().get_bit(self.s_error.val().index());
         self.k_key.next = self.st.val().get_bits::<32>(self.s_key.val().index());
         self.k_epoch.next = self.st.val().get_bits::<32>(self.s_epoch.val().index());
+        self.k_rd_head.next = self.st.val().get_bits::<RD_PTR>(self.s_rd_head.val().index());
+        self.k_rd_n.next = self.st.val().get_bits::<24>(self.s_rd_n.val().index());
+        self.k_rd_nak.next = self.st.val().get_bit(self.s_rd_nak.val().index());
         if self.fwd.q.val() {
+            self.k_rd_head.next = self.rd_head.q.val();
+            self.k_rd_n.next = self.rd_n.q.val();
+            self.k_rd_nak.next = self.rd_nak.q.val();
             self.k_epsn.next = self.epsn.q.val();
             self.k_msn.next = self.msn.q.val();
             self.k_in_msg.next = self.in_msg.q.val();
@@ -913,6 +1018,11 @@ impl Logic for Responder {
             self.k_error.next = self.qp_error.q.val();
             self.k_key.next = self.m_key.q.val();
             self.k_epoch.next = self.m_epoch.q.val();
+        }
+        self.rt_slot_qp.next = self.r_qp.q.val();
+        self.rt_slot.next = self.rd_head.q.val().get_bits::<3>(0);
+        if self.state.q.val() == self.p_check.val() {
+            self.rt_slot.next = self.k_rd_head.val().get_bits::<3>(0);
         }
         // The producer index: the RAM's, or a doorbell's that came as the record was taken
         // or comes now (the RAM has not caught up with either).
@@ -973,6 +1083,8 @@ impl Logic for Responder {
         // An RDMA READ request: no payload, at most 2^31 bytes; it takes a PSN per response
         // packet (one for length 0).
         self.is_read.next = self.r_opcode.q.val() == self.op_read.val();
+        self.is_rresp.next = (self.r_opcode.q.val() >= self.op_rr_first.val()) & (self.r_opcode.q.val() <= self.op_rr_only.val());
+        self.is_ack_op.next = self.r_opcode.q.val() == self.op_ack.val();
         self.read_len_ok.next = (self.len.val() == self.zero32.val()) & (self.r_dma_len.q.val() <= self.max_message.val());
         if self.is_read.val() {
             self.len_ok.next = self.read_len_ok.val();
@@ -999,6 +1111,9 @@ impl Logic for Responder {
             & !self.r_committed.q.val()
             & (self.r_len.q.val() != self.zero13.val());
         self.wr_addr.next = self.w_va.q.val();
+        if self.rr.q.val() {
+            self.wr_addr.next = self.rr_va.q.val();
+        }
         self.len16.len.next = self.r_len.q.val();
         self.wr_len.next = self.len16.word.val();
         self.wr_inc.next = (self.state.q.val() == self.p_write.val())
@@ -1086,6 +1201,9 @@ impl Logic for Responder {
         if self.rc_pend.q.val() {
             self.after_packet.next = self.p_rc.val();
         }
+        if self.cpl_pend.q.val() {
+            self.after_packet.next = self.p_cpl.val();
+        }
         if self.r_committed.q.val() {
             self.after_packet.next = self.p_idle.val();
         }
@@ -1110,6 +1228,10 @@ impl Logic for Responder {
             self.r_ipv6.d.next = self.rec_word0.val().get_bit(self.r_ipv6_at.val().index());
             self.r_ip_src.d.next = self.rec_word1.val().get_bits::<128>(self.r_ip_src_at.val().index());
             self.rechk.d.next = false;
+            self.rr.d.next = (self.rec_op.val() >= self.op_rr_first.val()) & (self.rec_op.val() <= self.op_rr_only.val());
+            self.rr_last.d.next = false;
+            self.cpl_pend.d.next = false;
+            self.cpl_k.d.next = self.k_plain.val();
             self.db_hit.d.next = self.db_ok.val() & (self.rq_doorbell.val().get_bits::<QP_SLOT_BITS>(16) == self.rec_qp.val());
             self.db_val.d.next = self.rq_doorbell.val().get_bits::<16>(0);
             self.resp.d.next = false;
@@ -1155,7 +1277,7 @@ impl Logic for Responder {
         // (A QP in error drops requests; acknowledges for its send queue still pass.)
         self.fail_qp.next = !self.r_qp_ok.q.val()
             | ((self.k_state.val() != self.rtr.val()) & (self.k_state.val() != self.rts.val()))
-            | (self.k_error.val() & (self.is_write.val() | self.is_send.val() | self.is_read.val()));
+            | (self.k_error.val() & (self.is_write.val() | self.is_send.val() | self.is_read.val() | self.is_rresp.val()));
         self.k_pkey.next = self.qp_word.val().get_bits::<16>(self.o_pkey.val().index());
         // The connected peer: its source address (and IP version), and a P_Key that matches the
         // QP's (low 15 bits equal, one of the two a full member; IBTA §10.9.3).
@@ -1164,7 +1286,15 @@ impl Logic for Responder {
             & (((self.r_pkey.q.val() ^ self.k_pkey.val()) & self.pkey_low.val()) == self.zero16.val())
             & (self.r_pkey.q.val().get_bit(15) | self.k_pkey.val().get_bit(15));
         self.fail_src.next = !self.fail_qp.val() & !self.from_peer.val();
-        self.fail_op.next = !self.fail_qp.val() & self.from_peer.val() & !self.is_write.val() & !self.is_send.val() & !self.is_read.val();
+        self.fail_op.next = !self.fail_qp.val()
+            & self.from_peer.val()
+            & !self.is_write.val()
+            & !self.is_send.val()
+            & !self.is_read.val()
+            & !self.is_rresp.val();
+        // Answers to this card's requests: READ responses and ACKs, looked at with the QP's
+        // oldest outstanding READ (P_RR).
+        self.rr_go.next = !self.fail_qp.val() & self.from_peer.val() & (self.is_rresp.val() | self.is_ack_op.val());
         self.ok_op.next = !self.fail_qp.val() & self.from_peer.val() & (self.is_write.val() | self.is_send.val() | self.is_read.val());
         self.fail_dup.next = self.ok_op.val() & self.diff.val().get_bit(23);
         self.fail_seq.next = self.ok_op.val() & (self.diff.val() != self.zero24.val()) & !self.diff.val().get_bit(23);
@@ -1221,6 +1351,14 @@ impl Logic for Responder {
                 self.mr_len.next = self.len.val();
                 self.mr_need.next = self.rechk_need.val();
             }
+            // A READ response: its bytes of the local buffer, every packet checked (so a
+            // region deregistered while responses arrive gets no byte more).
+            if self.rr.q.val() {
+                self.mr_key.next = self.rr_key.q.val();
+                self.mr_addr.next = self.rr_va.q.val();
+                self.mr_len.next = self.len.val();
+                self.mr_need.next = self.need_local_write.val();
+            }
         }
         self.verdict.next = (self.state.q.val() == self.p_mr_wait.val())
             & self.mr_res_valid.val()
@@ -1258,9 +1396,13 @@ impl Logic for Responder {
             if self.fail_op.val() & (self.r_opcode.q.val() != self.op_ack.val()) {
                 self.n_set_aside.d.next = self.n_set_aside.q.val() + self.one32.val();
             }
-            if self.fail_op.val() & (self.r_opcode.q.val() == self.op_ack.val()) {
-                self.state.d.next = self.p_cpl.val();
+            if self.rr_go.val() {
+                self.state.d.next = self.p_rr.val();
             }
+            self.rd_head.d.next = self.k_rd_head.val();
+            self.rd_n.d.next = self.k_rd_n.val();
+            self.rd_nak.d.next = self.k_rd_nak.val();
+            self.r_tail.d.next = self.rt_tail.val();
             self.r_dup.d.next = self.fail_dup.val();
             if self.pass_all.val() & self.is_read.val() {
                 self.state.d.next = self.p_mr_wait.val();
@@ -1319,6 +1461,84 @@ impl Logic for Responder {
                 self.rc_q_status.d.next = self.st_length.val();
                 self.rc_q_index.d.next = self.k_rq_ci.val() - self.one16.val();
                 self.qp_error.d.next = true;
+            }
+        }
+        // Answers to this card's requests, with the QP's oldest outstanding READ (its entry read
+        // in P_CHECK). A READ response is placed only at the next PSN that READ expects, with
+        // the opcode and length that PSN must have; one behind is a duplicate, one ahead means
+        // responses were lost (an implied NAK at the expected PSN, once until one is placed).
+        // An ACK at or past the READ's first PSN says the same (IBTA Vol 1 §9.7.5.1.2).
+        self.en_laddr.next = self.rt_entry.val().get_bits::<64>(self.en_laddr_at.val().index());
+        self.en_len.next = self.rt_entry.val().get_bits::<32>(self.en_len_at.val().index());
+        self.en_psn.next = self.rt_entry.val().get_bits::<24>(self.en_psn_at.val().index());
+        self.en_end.next = self.rt_entry.val().get_bits::<24>(self.en_end_at.val().index());
+        self.rr_pmtu.next = self.one32.val() << self.c_pmtu.q.val();
+        self.rr_has.next = self.rd_head.q.val() != self.r_tail.q.val();
+        self.e_psn.next = self.en_psn.val() + self.rd_n.q.val();
+        self.rr_d.next = self.r_psn.q.val() - self.e_psn.val();
+        self.rr_k.next = self.r_opcode.q.val() - self.op_rr_first.val();
+        // FIRST 0, MIDDLE 1, LAST 2, ONLY 3.
+        self.rr_first_kind.next = (self.rr_k.val() == self.k_first.val()) | (self.rr_k.val() == self.three8.val());
+        self.rr_last_kind.next = self.rr_k.val() >= self.k_last.val();
+        self.rr_last_exp.next = (self.e_psn.val() + self.one24.val()) == self.en_end.val();
+        self.rr_off.next = self.n64.word.val().get_bits::<32>(0) << self.c_pmtu.q.val();
+        self.n64.n.next = self.rd_n.q.val();
+        self.rr_ok.next = (self.rr_first_kind.val() == (self.rd_n.q.val() == self.zero24.val()))
+            & (self.rr_last_kind.val() == self.rr_last_exp.val())
+            & ((self.rr_last_kind.val() & (self.len.val() == (self.en_len.val() - self.rr_off.val())))
+                | (!self.rr_last_kind.val() & (self.len.val() == self.rr_pmtu.val())));
+        self.ack_past.next = self.rr_has.val()
+            & ((self.r_psn.q.val() - self.en_psn.val()) < self.half24.val())
+            & (self.r_syn.q.val().get_bits::<2>(5) == self.zero2.val())
+            & !self.rd_nak.q.val();
+        if (self.state.q.val() == self.p_rr.val()) & self.is_ack_op.val() {
+            self.state.d.next = self.p_cpl.val();
+            if self.ack_past.val() {
+                self.cpl_k.d.next = self.k_implied.val();
+                self.r_syn.d.next = self.syn_seq.val();
+                self.r_psn.d.next = self.e_psn.val();
+                self.rd_nak.d.next = true;
+                self.dirty.d.next = true;
+                self.n_implied.d.next = self.n_implied.q.val() + self.one32.val();
+            }
+        }
+        if (self.state.q.val() == self.p_rr.val()) & self.is_rresp.val() {
+            self.state.d.next = self.p_drain.val();
+            self.n_read_dropped.d.next = self.n_read_dropped.q.val() + self.one32.val();
+            self.rr_va.d.next = self.en_laddr.val() + (self.n64.word.val() << self.c_pmtu.q.val());
+            self.rr_key.d.next = self.rt_entry.val().get_bits::<32>(self.en_lkey_at.val().index());
+            self.rr_last.d.next = self.rr_last_kind.val();
+            self.r_syn.d.next = self.syn_ack.val();
+            if self.rr_has.val() & (self.rr_d.val() == self.zero24.val()) & self.rr_ok.val() {
+                self.n_read_dropped.d.next = self.n_read_dropped.q.val();
+                self.state.d.next = self.p_mr_issue.val();
+                if !self.has_payload.val() {
+                    self.state.d.next = self.p_write.val();
+                }
+            }
+            if self.rr_has.val() & (self.rr_d.val() != self.zero24.val()) & !self.rr_d.val().get_bit(23) & !self.rd_nak.q.val() {
+                self.n_read_dropped.d.next = self.n_read_dropped.q.val();
+                self.n_implied.d.next = self.n_implied.q.val() + self.one32.val();
+                self.cpl_pend.d.next = true;
+                self.cpl_k.d.next = self.k_implied.val();
+                self.r_syn.d.next = self.syn_seq.val();
+                self.r_psn.d.next = self.e_psn.val();
+                self.rd_nak.d.next = true;
+                self.dirty.d.next = true;
+            }
+        }
+        if self.r_committed.q.val() & (self.state.q.val() == self.p_rr.val()) {
+            self.state.d.next = self.p_drain.val();
+            self.cpl_pend.d.next = false;
+        }
+        if self.verdict.val() & self.rr.q.val() {
+            // The local key refused the bytes: nothing is placed, the READ fails.
+            self.state.d.next = self.p_write.val();
+            if self.mr_res_error.val() != self.zero3.val() {
+                self.state.d.next = self.p_drain.val();
+                self.cpl_pend.d.next = true;
+                self.cpl_k.d.next = self.k_refused.val();
+                self.n_read_dropped.d.next = self.n_read_dropped.q.val() + self.one32.val();
             }
         }
         // Waiting for the prefetched WQE: once its bit is set its word is in the RAM, read at
@@ -1449,13 +1669,38 @@ impl Logic for Responder {
         if (self.state.q.val() == self.p_write.val()) & self.r_committed.q.val() & !self.cmd_done.q.val() {
             self.state.d.next = self.p_drain.val();
         }
+        self.placed_now.next = (self.cmd_done.q.val() & self.beat_last.val() & self.wd_ready.val()) | !self.has_payload.val();
+        // (The QP's ring was emptied by a commit since: no pop for the old QP.)
+        self.rt_pop_valid.next = (self.state.q.val() == self.p_write.val())
+            & !(self.r_committed.q.val() & !self.cmd_done.q.val())
+            & self.placed_now.val()
+            & self.rr.q.val()
+            & self.rr_last.q.val()
+            & !self.r_committed.q.val();
+        self.rt_pop_qp.next = self.r_qp.q.val();
+        self.rt_pop_head.next = self.rd_head.q.val() + self.one_ptr.val();
         if (self.state.q.val() == self.p_write.val()) & !(self.r_committed.q.val() & !self.cmd_done.q.val()) {
             if self.wr_inc.val() {
                 self.cmd_done.d.next = true;
             }
             // The packet is placed once its last payload beat has gone to the write engine
             // (or at once without payload): the receive state moves on.
-            if (self.cmd_done.q.val() & self.beat_last.val() & self.wd_ready.val()) | !self.has_payload.val() {
+            if self.placed_now.val() & self.rr.q.val() {
+                // A READ response: the next one of its READ; after the last, the READ is done
+                // (its completion goes through the same write engine, after these writes).
+                self.rd_n.d.next = self.rd_n.q.val() + self.one24.val();
+                self.rd_nak.d.next = false;
+                self.n_read_placed.d.next = self.n_read_placed.q.val() + self.one32.val();
+                self.dirty.d.next = true;
+                self.state.d.next = self.p_idle.val();
+                if self.rr_last.q.val() {
+                    self.rd_head.d.next = self.rd_head.q.val() + self.one_ptr.val();
+                    self.rd_n.d.next = self.zero24.val();
+                    self.cpl_k.d.next = self.k_read_done.val();
+                    self.state.d.next = self.p_cpl.val();
+                }
+            }
+            if self.placed_now.val() & !self.rr.q.val() {
                 self.epsn.d.next = self.r_psn.q.val() + self.one24.val();
                 self.nak_sent.d.next = false;
                 self.in_msg.d.next = !self.last.val();
@@ -1510,12 +1755,14 @@ impl Logic for Responder {
         if self.ack_push.val() & !self.resp_read.q.val() {
             self.n_acks.d.next = self.n_acks.q.val() + self.one32.val();
         }
-        if (self.state.q.val() == self.p_cpl.val()) & self.cpl_ready.val() {
+        // (An answer for a QP committed since its record was taken was the old QP's: dropped.)
+        if (self.state.q.val() == self.p_cpl.val()) & (self.cpl_ready.val() | self.r_committed.q.val()) {
             self.state.d.next = self.p_idle.val();
         }
         self.len64.len.next = self.r_len.q.val();
 
-        self.cpl_valid.next = self.state.q.val() == self.p_cpl.val();
+        self.cpl_valid.next = (self.state.q.val() == self.p_cpl.val()) & !self.r_committed.q.val();
+        self.cpl_kind.next = self.cpl_k.q.val();
         self.cpl_qp.next = self.r_qp.q.val();
         self.cpl_syndrome.next = self.r_syn.q.val();
         self.cpl_msn.next = self.r_msn.q.val();
@@ -1550,6 +1797,9 @@ impl Logic for Responder {
         self.receives.next = self.n_receives.q.val();
         self.rq_wait_cycles.next = self.n_rq_wait.q.val();
         self.bad_source.next = self.n_bad_source.q.val();
+        self.read_placed.next = self.n_read_placed.q.val();
+        self.read_dropped.next = self.n_read_dropped.q.val();
+        self.implied_naks.next = self.n_implied.q.val();
         self.mr_epoch.next = self.epoch.q.val();
         self.mr_fence.next = self.fence.q.val();
         self.broke_valid.next = self.write_back.val() & self.qp_error.q.val();

@@ -1,0 +1,254 @@
+//! RDMA READ, the requester's side, end to end through the driver: card 0 posts READs of card
+//! 1's memory. Each READ request on the wire is the reference model's
+//! (`rnic_spec::qp::QpContext::request`: one packet, the RETH, ceil(len / PMTU) PSNs); its
+//! responses land byte for byte in the local buffer and nowhere else; the WQE completes (op
+//! Read, its length) only after its last response is placed. A lost response — FIRST, MIDDLE,
+//! LAST or ONLY — is recovered by an implied NAK (a later response arrives ahead of it) or by
+//! the local ACK timeout, each response placed exactly once; `max_rd_atomic` bounds the READs
+//! on the wire; a local buffer without LOCAL_WRITE, or a remote one without REMOTE_READ, fails
+//! the READ with the right status and writes nothing.
+
+use rnic_driver::sim_pair::{qp_pair, two_cards, Card, PathKind};
+use rnic_driver::verbs::{Cq, DmaBuf, Mr, Qp, QpAttr, QpCaps, QpState, SendWr};
+use rnic_sim::world::{LinkConfig, World};
+use rnic_spec::desc::{CqOp, CqStatus, SendOp, SendWqe};
+use rnic_spec::mr::access;
+use rnic_spec::qp::packet_count;
+use rnic_spec::responder::{OP_READ_REQUEST, OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_LAST, OP_READ_RESPONSE_ONLY};
+use rnic_spec::wire::packet::RocePacket;
+use rnic_spec::wire::rx::{classify, RxConfig};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// Local ACK timeout of the tests' QPs: 4.096 µs × 2^3 = 32.8 µs (8192 cycles).
+const TIMEOUT: u8 = 3;
+const SIZE: usize = 1 << 16;
+
+struct Pair {
+    world: Rc<RefCell<World>>,
+    a: Card,
+    b: Card,
+    /// Card 0's buffer the READs land in, and card 1's they read.
+    local: DmaBuf,
+    remote: DmaBuf,
+    lmr: Mr,
+    rmr: Mr,
+    cqa: Cq,
+    qa: Qp,
+}
+
+fn pattern(seed: u32) -> Vec<u8> {
+    (0..SIZE as u32).map(|i| (i.wrapping_add(seed).wrapping_mul(2654435761) >> 13) as u8).collect()
+}
+
+/// Card 0's QP connected to card 1's at `pmtu`; card 1's 64 KiB hold one pattern, card 0's
+/// another; the regions allow `local_access` and `remote_access`.
+fn pair(pmtu: u32, max_rd_atomic: u8, local_access: u8, remote_access: u8) -> Pair {
+    let (world, mut a, mut b) = two_cards(LinkConfig::default());
+    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
+    let local = a.alloc_buf(SIZE, 4096).unwrap();
+    a.write_buf(local.iova, &pattern(1)).unwrap();
+    let remote = b.alloc_buf(SIZE, 4096).unwrap();
+    b.write_buf(remote.iova, &pattern(2)).unwrap();
+    let lmr = a.reg_mr(pa, local.iova, SIZE as u32, local_access).unwrap();
+    let rmr = b.reg_mr(pb, remote.iova, SIZE as u32, remote_access).unwrap();
+    let (cqa, cqb) = (a.create_cq(64).unwrap(), b.create_cq(64).unwrap());
+    let kind = PathKind { v6: false, vlan: None, pmtu };
+    let (mut qa, _qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, QpCaps { sq_entries: 16, rq_entries: 16 }, (0, 0)).unwrap();
+    let attr = QpAttr { timeout: Some(TIMEOUT), retry_cnt: Some(7), max_rd_atomic: Some(max_rd_atomic), ..Default::default() };
+    a.modify_qp(&mut qa, QpState::Rts, &attr).unwrap();
+    Pair { world, a, b, local, remote, lmr, rmr, cqa, qa }
+}
+
+impl Pair {
+    /// A READ of `len` bytes at offset `roff` of card 1's buffer into offset `loff` of card 0's.
+    fn read(&self, id: u64, loff: u64, roff: u64, len: u32) -> SendWr {
+        SendWr {
+            wr_id: id,
+            op: SendOp::Read,
+            flags: 0,
+            local_addr: self.local.iova + loff,
+            length: len,
+            lkey: self.lmr.key(),
+            remote_addr: self.remote.iova + roff,
+            rkey: self.rmr.key(),
+            imm: 0,
+        }
+    }
+
+    /// Run until card 0 has `n` send completions (or `max` cycles); return them all.
+    fn completions(&mut self, n: usize, max: u64) -> Vec<(u64, CqStatus, CqOp, u32)> {
+        let mut out = Vec::new();
+        let mut ran = 0;
+        while out.len() < n && ran < max {
+            self.world.borrow_mut().run_until(2_000, |_| false);
+            ran += 2_000;
+            out.extend(self.a.poll_cq(&mut self.cqa, 64).unwrap().iter().map(|w| (w.wr_id, w.status, w.op, w.byte_len)));
+        }
+        out
+    }
+
+    fn counter(&mut self, card: usize, block: &'static str, reg: &str) -> u32 {
+        let c = if card == 0 { &mut self.a } else { &mut self.b };
+        c.dev.read(block, reg).unwrap()
+    }
+
+    /// Every frame on the wire in order: (sender, parsed, bytes).
+    fn wire(&self) -> Vec<(usize, RocePacket, Vec<u8>)> {
+        let w = self.world.borrow();
+        w.capture()
+            .iter()
+            .map(|(_, from, f)| (*from, classify(f, RxConfig { fcs: false }).packet.expect("a RoCE frame"), f.clone()))
+            .collect()
+    }
+
+    /// Card 0's buffer is its pattern with each (local offset, remote offset, length) copied
+    /// from card 1's.
+    fn assert_local(&mut self, reads: &[(u64, u64, u32)], what: &str) {
+        let mut want = pattern(1);
+        let remote = pattern(2);
+        for &(l, r, n) in reads {
+            want[l as usize..(l + n as u64) as usize].copy_from_slice(&remote[r as usize..(r + n as u64) as usize]);
+        }
+        let got = self.a.read_buf(self.local.iova, SIZE).unwrap();
+        let diff = got.iter().zip(&want).position(|(g, w)| g != w);
+        assert_eq!(diff, None, "{what}: card 0's buffer differs first at this offset");
+    }
+}
+
+#[test]
+fn reads_land_byte_exact_and_their_requests_are_the_models() {
+    for pmtu in [256u32, 1024, 4096] {
+        let mut p = pair(pmtu, 8, access::LOCAL_WRITE, access::REMOTE_READ);
+        let lens = [0u32, 1, 63, pmtu - 1, pmtu, pmtu + 1, 3 * pmtu + 17, 20_000];
+        let mut reads = Vec::new();
+        let mut wrs = Vec::new();
+        let (mut loff, mut roff) = (8u64, 4096 + 3u64);
+        for (i, &n) in lens.iter().enumerate() {
+            reads.push((loff, roff, n));
+            wrs.push(p.read(i as u64, loff, roff, n));
+            loff += n as u64 + 40;
+            roff += n as u64 + 11;
+        }
+        p.a.post_send_list(&mut p.qa, &wrs).unwrap();
+        let wcs = p.completions(lens.len(), 600_000);
+        let want: Vec<_> = lens.iter().enumerate().map(|(i, &n)| (i as u64, CqStatus::Success, CqOp::Read, n)).collect();
+        assert_eq!(wcs, want, "PMTU {pmtu}: every READ completes in order with its length");
+        p.assert_local(&reads, &format!("PMTU {pmtu}"));
+
+        // The requests are the model's, PSNs advancing by each READ's response count.
+        let ctx = *p.qa.context();
+        let regions = p.a.regions().to_vec();
+        let mut psn = ctx.sq_psn;
+        let mut want_frames = Vec::new();
+        for wr in &wrs {
+            let wqe = SendWqe {
+                wr_id: wr.wr_id,
+                op: wr.op as u8,
+                length: wr.length,
+                lkey: wr.lkey,
+                local_addr: wr.local_addr,
+                remote_addr: wr.remote_addr,
+                rkey: wr.rkey,
+                ..Default::default()
+            };
+            let pkts = ctx.request(p.a.port(), &regions, &wqe, psn).expect("the model sends it");
+            want_frames.extend(pkts.iter().map(|q| q.desc.packet(&[]).unwrap().frame()));
+            psn = (psn + packet_count(wr.length, ctx.pmtu_log2)) & 0xFF_FFFF;
+        }
+        let wire = p.wire();
+        let requests: Vec<Vec<u8>> = wire.iter().filter(|f| f.0 == 0).map(|f| f.2.clone()).collect();
+        assert_eq!(requests, want_frames, "PMTU {pmtu}: card 0 sent exactly the model's READ requests");
+        let responses: u32 = lens.iter().map(|&n| packet_count(n, ctx.pmtu_log2)).sum();
+        assert!(wire.iter().filter(|f| f.0 == 1).all(|f| (OP_READ_RESPONSE_FIRST..=OP_READ_RESPONSE_ONLY).contains(&f.1.bth.opcode)));
+        assert_eq!(p.counter(1, "responder", "read_responses"), responses, "PMTU {pmtu}");
+        assert_eq!(p.counter(0, "responder", "read_placed"), responses, "PMTU {pmtu}: every response placed");
+        for name in ["read_dropped", "implied_naks"] {
+            assert_eq!(p.counter(0, "responder", name), 0, "PMTU {pmtu}: {name}");
+        }
+        assert_eq!(p.counter(0, "completer", "unexpected"), 0, "PMTU {pmtu}");
+    }
+}
+
+#[test]
+fn a_lost_read_response_is_recovered_and_each_response_placed_once() {
+    // A READ of 3000 bytes at PMTU 1024 (responses FIRST 0, MIDDLE 1, LAST 2) and one of 100
+    // (ONLY 3). A lost FIRST, MIDDLE or LAST is noticed when the next response arrives ahead
+    // of it (an implied NAK); the lost ONLY has nothing behind it (the ACK timeout).
+    for (lost, implied, timeouts) in [(0u32, 1, 0), (1, 1, 0), (2, 1, 0), (3, 0, 1)] {
+        let mut p = pair(1024, 8, access::LOCAL_WRITE, access::REMOTE_READ);
+        let mut done = false;
+        p.world.borrow_mut().set_drop(move |sender, frame| {
+            if done || sender != 1 {
+                return false;
+            }
+            done = classify(frame, RxConfig { fcs: true }).packet.is_some_and(|q| q.bth.psn == lost);
+            done
+        });
+        let reads = [(0u64, 100u64, 3000u32), (8192, 9000, 100)];
+        let wrs: Vec<SendWr> = reads.iter().enumerate().map(|(i, r)| p.read(i as u64, r.0, r.1, r.2)).collect();
+        p.a.post_send_list(&mut p.qa, &wrs).unwrap();
+        let wcs = p.completions(2, 600_000);
+        assert_eq!(wcs, [(0, CqStatus::Success, CqOp::Read, 3000), (1, CqStatus::Success, CqOp::Read, 100)], "lost PSN {lost}");
+        p.assert_local(&reads, &format!("lost PSN {lost}"));
+        assert_eq!(p.counter(0, "responder", "read_placed"), 4, "lost PSN {lost}: every response placed once");
+        assert_eq!(p.counter(0, "responder", "implied_naks"), implied, "lost PSN {lost}");
+        assert_eq!(p.counter(0, "completer", "timeouts"), timeouts, "lost PSN {lost}");
+        assert!(p.counter(0, "completer", "rewinds") >= 1, "lost PSN {lost}: the READ was sent again");
+        // The resend asks again from the READ's first PSN: card 1 executes it again.
+        let wire = p.wire();
+        let requests: Vec<u32> = wire.iter().filter(|f| f.0 == 0 && f.1.bth.opcode == OP_READ_REQUEST).map(|f| f.1.bth.psn).collect();
+        assert!(requests.len() > 2 && requests[..2] == [0, 3], "lost PSN {lost}: requests {requests:?}");
+        let resent_from = if lost == 3 { 3 } else { 0 };
+        assert_eq!(requests[2], resent_from, "lost PSN {lost}: the oldest READ missing a response is asked again");
+        assert!(p.counter(1, "responder", "duplicates") >= 1, "lost PSN {lost}");
+    }
+}
+
+#[test]
+fn max_rd_atomic_bounds_the_reads_on_the_wire() {
+    let mut p = pair(1024, 1, access::LOCAL_WRITE, access::REMOTE_READ);
+    let reads: Vec<(u64, u64, u32)> = (0..4u64).map(|i| (i * 4096, i * 4096 + 512, 2000)).collect();
+    let wrs: Vec<SendWr> = reads.iter().enumerate().map(|(i, r)| p.read(i as u64, r.0, r.1, r.2)).collect();
+    p.a.post_send_list(&mut p.qa, &wrs).unwrap();
+    let wcs = p.completions(4, 600_000);
+    assert_eq!(wcs.len(), 4);
+    assert!(wcs.iter().all(|w| w.1 == CqStatus::Success));
+    p.assert_local(&reads, "max_rd_atomic 1");
+    // With one READ outstanding at a time, each request follows the previous READ's LAST.
+    let wire = p.wire();
+    let mut outstanding = 0;
+    for (from, pkt, _) in &wire {
+        match (*from, pkt.bth.opcode) {
+            (0, OP_READ_REQUEST) => {
+                outstanding += 1;
+                assert_eq!(outstanding, 1, "a second READ went out before the first's last response");
+            }
+            (1, OP_READ_RESPONSE_LAST | OP_READ_RESPONSE_ONLY) => outstanding -= 1,
+            _ => {}
+        }
+    }
+    assert_eq!(outstanding, 0);
+}
+
+#[test]
+fn a_read_refused_locally_or_remotely_fails_and_writes_nothing() {
+    // The local buffer does not allow LOCAL_WRITE: the card refuses the WQE, sends nothing.
+    let mut p = pair(1024, 8, 0, access::REMOTE_READ);
+    let wr = p.read(7, 0, 0, 500);
+    p.a.post_send(&mut p.qa, &wr).unwrap();
+    let wcs = p.completions(1, 100_000);
+    assert_eq!(wcs, [(7, CqStatus::LocalProtection, CqOp::Read, 0)]);
+    assert!(p.wire().is_empty(), "nothing on the wire");
+    p.assert_local(&[], "no LOCAL_WRITE");
+
+    // The remote region does not allow REMOTE_READ: card 1 NAKs, the READ fails.
+    let mut p = pair(1024, 8, access::LOCAL_WRITE, access::REMOTE_WRITE);
+    let wrs = [p.read(8, 0, 0, 500), p.read(9, 1024, 0, 500)];
+    p.a.post_send_list(&mut p.qa, &wrs).unwrap();
+    let wcs = p.completions(2, 200_000);
+    assert_eq!(wcs, [(8, CqStatus::RemoteAccess, CqOp::Read, 0), (9, CqStatus::Flushed, CqOp::Read, 0)]);
+    p.assert_local(&[], "no REMOTE_READ");
+    assert_eq!(p.counter(1, "responder", "naks_access"), 1);
+    assert_eq!(p.counter(0, "responder", "read_placed"), 0);
+}
