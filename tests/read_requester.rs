@@ -6,15 +6,23 @@
 //! LAST or ONLY — is recovered by an implied NAK (a later response arrives ahead of it) or by
 //! the local ACK timeout, each response placed exactly once; `max_rd_atomic` bounds the READs
 //! on the wire; a local buffer without LOCAL_WRITE, or a remote one without REMOTE_READ, fails
-//! the READ with the right status and writes nothing.
+//! the READ with the right status and writes nothing. A peer's random mix of responses —
+//! in order, duplicated, ahead of a gap, with a wrong opcode or length, ACKs past a READ — is
+//! placed, dropped and NAKed exactly as the model (`rnic_spec::reads::ReadPlacer`) says.
 
-use rnic_driver::sim_pair::{qp_pair, two_cards, Card, PathKind};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use rnic_driver::sim_pair::{port, qp_pair, two_cards, Card, PathKind};
 use rnic_driver::verbs::{Cq, DmaBuf, Mr, Qp, QpAttr, QpCaps, QpState, SendWr};
 use rnic_sim::world::{LinkConfig, World};
 use rnic_spec::desc::{CqOp, CqStatus, SendOp, SendWqe};
 use rnic_spec::mr::access;
 use rnic_spec::qp::packet_count;
-use rnic_spec::responder::{OP_READ_REQUEST, OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_LAST, OP_READ_RESPONSE_ONLY};
+use rnic_spec::reads::{PendingRead, ReadArrival, ReadPlacer};
+use rnic_spec::responder::{
+    aeth, ReadReply, ReadResponse, Response, OP_ACK, OP_READ_REQUEST, OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_LAST,
+    OP_READ_RESPONSE_MIDDLE, OP_READ_RESPONSE_ONLY,
+};
 use rnic_spec::wire::packet::RocePacket;
 use rnic_spec::wire::rx::{classify, RxConfig};
 use std::cell::RefCell;
@@ -35,6 +43,7 @@ struct Pair {
     rmr: Mr,
     cqa: Cq,
     qa: Qp,
+    qb: Qp,
 }
 
 fn pattern(seed: u32) -> Vec<u8> {
@@ -54,10 +63,10 @@ fn pair(pmtu: u32, max_rd_atomic: u8, local_access: u8, remote_access: u8) -> Pa
     let rmr = b.reg_mr(pb, remote.iova, SIZE as u32, remote_access).unwrap();
     let (cqa, cqb) = (a.create_cq(64).unwrap(), b.create_cq(64).unwrap());
     let kind = PathKind { v6: false, vlan: None, pmtu };
-    let (mut qa, _qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, QpCaps { sq_entries: 16, rq_entries: 16 }, (0, 0)).unwrap();
+    let (mut qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, QpCaps { sq_entries: 16, rq_entries: 16 }, (0, 0)).unwrap();
     let attr = QpAttr { timeout: Some(TIMEOUT), retry_cnt: Some(7), max_rd_atomic: Some(max_rd_atomic), ..Default::default() };
     a.modify_qp(&mut qa, QpState::Rts, &attr).unwrap();
-    Pair { world, a, b, local, remote, lmr, rmr, cqa, qa }
+    Pair { world, a, b, local, remote, lmr, rmr, cqa, qa, qb }
 }
 
 impl Pair {
@@ -251,4 +260,120 @@ fn a_read_refused_locally_or_remotely_fails_and_writes_nothing() {
     p.assert_local(&[], "no REMOTE_READ");
     assert_eq!(p.counter(1, "responder", "naks_access"), 1);
     assert_eq!(p.counter(0, "responder", "read_placed"), 0);
+}
+
+#[test]
+fn a_peers_random_responses_are_placed_as_the_model_says() {
+    for seed in 0..3u64 {
+        let mut rng = SmallRng::seed_from_u64(0x3ead_0000 + seed);
+        let mut p = pair(256, 8, access::LOCAL_WRITE, access::REMOTE_READ);
+        // Card 1 is played by the test: card 0's requests never reach it, and no timer runs.
+        let attr = QpAttr { timeout: Some(0), ..Default::default() };
+        p.a.modify_qp(&mut p.qa, QpState::Rts, &attr).unwrap();
+        p.world.borrow_mut().set_drop(|sender, _| sender == 0);
+        let ctx = *p.qa.context();
+        let peer = *p.qb.context();
+        let mut model = ReadPlacer::default();
+        let mut reads = Vec::new();
+        let mut wrs = Vec::new();
+        let mut flat: Vec<ReadResponse> = Vec::new();
+        let (mut loff, mut psn) = (0u64, ctx.sq_psn);
+        for k in 0..6u32 {
+            let len = if k == 2 { 0 } else { rng.gen_range(1..3000) };
+            let roff = rng.gen_range(0..(SIZE as u64 - 4096));
+            reads.push((loff, roff, len));
+            wrs.push(p.read(k as u64, loff, roff, len));
+            model.pending.push_back(PendingRead { laddr: p.local.iova + loff, len, lkey: p.lmr.key(), psn });
+            flat.extend(ReadReply { psn, va: p.remote.iova + roff, len, msn: k + 1 }.responses(ctx.pmtu_log2));
+            psn = (psn + packet_count(len, ctx.pmtu_log2)) & 0xFF_FFFF;
+            loff += len as u64 + 100;
+        }
+        p.a.post_send_list(&mut p.qa, &wrs).unwrap();
+        p.world.borrow_mut().run_until(5_000, |_| false);
+
+        // The peer's stream: mostly the next response, with duplicates, gaps (a later response
+        // first), wrong opcodes and lengths, and ACKs.
+        let remote = pattern(2);
+        let mut counts = std::collections::HashMap::<&str, u32>::new();
+        let mut done = 0;
+        let mut i = 0;
+        let mut sent = 0;
+        while i < flat.len() {
+            let mut r = flat[i];
+            let mut next = false;
+            match rng.gen_range(0..100) {
+                0..=7 => r = flat[rng.gen_range(0..=i)],
+                8..=12 if i + 1 < flat.len() => r = flat[rng.gen_range(i + 1..flat.len().min(i + 4))],
+                13..=15 => r.opcode = [OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_MIDDLE, OP_READ_RESPONSE_LAST, OP_READ_RESPONSE_ONLY][rng.gen_range(0..4)],
+                16..=18 if r.len > 0 => r.len -= 1,
+                19..=21 => {
+                    let at = (r.psn + rng.gen_range(0..3)) & 0xFF_FFFF;
+                    let d = Response { syndrome: aeth::ACK, psn: at, msn: done }.descriptor(&port(1), &peer);
+                    if let Some(c) = model.ack(aeth::ACK, at).counter() {
+                        *counts.entry(c).or_default() += 1;
+                    }
+                    assert_eq!(d.opcode, OP_ACK);
+                    p.world.borrow_mut().nics[1].send(d, &[]);
+                    sent += 1;
+                    continue;
+                }
+                _ => next = true,
+            }
+            let at = (r.va - p.remote.iova) as usize;
+            let bytes = &remote[at..at + r.len as usize];
+            let arrival = model.response(p.a.regions(), ctx.pd, ctx.pmtu_log2, r.opcode, r.psn, r.len);
+            if let ReadArrival::Placed { done: true, .. } = arrival {
+                done += 1;
+            }
+            *counts.entry(arrival.counter().unwrap()).or_default() += 1;
+            p.world.borrow_mut().nics[1].send(r.descriptor(&port(1), &peer), bytes);
+            sent += 1;
+            // (An in-order response the model placed moves the stream on.)
+            if next || matches!(arrival, ReadArrival::Placed { .. }) && r == flat[i] {
+                i += 1;
+            }
+            if sent % 8 == 0 {
+                p.world.borrow_mut().run_until(3_000, |_| false);
+            }
+        }
+        assert_eq!(done, 6, "seed {seed}: the stream completes every READ");
+        let wcs = p.completions(6, 200_000);
+        let want: Vec<_> = reads.iter().enumerate().map(|(k, r)| (k as u64, CqStatus::Success, CqOp::Read, r.2)).collect();
+        assert_eq!(wcs, want, "seed {seed}");
+        p.assert_local(&reads, &format!("seed {seed}"));
+        for name in ["read_placed", "read_dropped", "implied_naks"] {
+            assert_eq!(p.counter(0, "responder", name), counts.get(name).copied().unwrap_or(0), "seed {seed}: {name}");
+        }
+        assert!(counts.get("read_dropped").is_some_and(|&n| n > 0) && counts.get("implied_naks").is_some_and(|&n| n > 0), "seed {seed}: {counts:?}");
+        assert_eq!(p.counter(0, "completer", "retries_exceeded"), 0, "seed {seed}");
+    }
+}
+
+#[test]
+fn responses_for_a_deregistered_buffer_are_refused_and_the_read_fails() {
+    // The local region goes away while the READ's responses are on their way (cleared on the
+    // card directly: the driver's `dereg_mr` refuses while a posted WQE uses it): not a byte
+    // of them lands, the READ completes with LocalProtection, the next WQE is flushed.
+    let mut p = pair(256, 8, access::LOCAL_WRITE, access::REMOTE_READ);
+    let attr = QpAttr { timeout: Some(0), ..Default::default() };
+    p.a.modify_qp(&mut p.qa, QpState::Rts, &attr).unwrap();
+    p.world.borrow_mut().set_drop(|sender, _| sender == 0);
+    let (ctx, peer) = (*p.qa.context(), *p.qb.context());
+    let wrs = [p.read(1, 0, 0, 700), p.read(2, 1024, 0, 100)];
+    p.a.post_send_list(&mut p.qa, &wrs).unwrap();
+    p.world.borrow_mut().run_until(5_000, |_| false);
+    p.a.dev.clear_mr(p.lmr.key()).unwrap();
+    let remote = pattern(2);
+    for r in (ReadReply { psn: ctx.sq_psn, va: p.remote.iova, len: 700, msn: 1 }).responses(ctx.pmtu_log2) {
+        let at = (r.va - p.remote.iova) as usize;
+        p.world.borrow_mut().nics[1].send(r.descriptor(&port(1), &peer), &remote[at..at + r.len as usize]);
+    }
+    let wcs = p.completions(2, 100_000);
+    assert_eq!(wcs, [(1, CqStatus::LocalProtection, CqOp::Read, 0), (2, CqStatus::Flushed, CqOp::Read, 0)]);
+    p.assert_local(&[], "deregistered");
+    assert_eq!(p.counter(0, "responder", "read_placed"), 0);
+    // The FIRST is refused (nothing placed, so the MIDDLE behind it is ahead: an implied NAK,
+    // and the LAST is dropped with it), as the model has it.
+    assert_eq!(p.counter(0, "responder", "read_dropped"), 2);
+    assert_eq!(p.counter(0, "responder", "implied_naks"), 1);
 }

@@ -11,6 +11,7 @@ pub mod config;
 pub mod desc;
 pub mod mr;
 pub mod qp;
+pub mod reads;
 pub mod regs;
 pub mod responder;
 pub mod retry;
