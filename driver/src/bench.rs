@@ -202,8 +202,9 @@ pub const SEND_SIZES: [usize; 3] = [64, 4 << 10, 64 << 10];
 /// Simulated cycles a goodput row may take.
 pub const BENCH_BUDGET_CYCLES: u64 = 5_000_000;
 
-/// Run one goodput measurement of `op` (WRITE or SEND; SENDs go into receive buffers posted
-/// before the first) moving about `bytes` (at least 64 messages, at most 512).
+/// Run one goodput measurement of `op` (WRITE, SEND or READ; SENDs go into receive buffers
+/// posted before the first; READs read card 1's memory into card 0's) moving about `bytes`
+/// (at least 64 messages, at most 512).
 pub fn goodput(op: rnic_spec::desc::SendOp, size: usize, pmtu: u32, qps: usize, bytes: usize) -> Result<WriteBench, String> {
     goodput_over(op, size, pmtu, qps, bytes, rnic_sim::world::Faults::default())
 }
@@ -231,8 +232,11 @@ pub fn goodput_over(
     let per_qp = messages / qps;
     let src = a.alloc_buf(size, 4096).map_err(e)?;
     let dst = b.alloc_buf(size * qps, 4096).map_err(e)?;
-    let lmr = a.reg_mr(pa, src.iova, size as u32, 0).map_err(e)?;
-    let access = rnic_spec::mr::access::REMOTE_WRITE | rnic_spec::mr::access::LOCAL_WRITE;
+    // A READ's data flows from card 1 to card 0: its responses are the data frames.
+    let reading = op == SendOp::Read;
+    use rnic_spec::mr::access::{LOCAL_WRITE, REMOTE_READ, REMOTE_WRITE};
+    let lmr = a.reg_mr(pa, src.iova, size as u32, if reading { LOCAL_WRITE } else { 0 }).map_err(e)?;
+    let access = REMOTE_WRITE | LOCAL_WRITE | REMOTE_READ;
     let rmr = b.reg_mr(pb, dst.iova, (size * qps) as u32, access).map_err(e)?;
     let kind = PathKind { v6: false, vlan: None, pmtu };
     let cq_entries = (messages as u32).next_power_of_two();
@@ -248,7 +252,16 @@ pub fn goodput_over(
         .collect::<Result<Vec<_>, _>>()
         .map_err(e)?;
     // A packet the receiving card drops with nothing behind it is resent within the row's budget.
-    let attr = crate::verbs::QpAttr { timeout: Some(crate::sim_pair::LOSSY_LINK_TIMEOUT), ..Default::default() };
+    // A READ's timer runs while its responses wait behind the other READs' (16 QPs × 8 × 1 MiB
+    // take milliseconds): its timeout covers twice the wire time of all READs outstanding.
+    let timeout = match reading {
+        true => {
+            let wire_us = (qps * rnic_spec::qp::RD_SLOTS as usize * size) as f64 * 8.0 / (link.gbps * 1000.0);
+            ((2.0 * wire_us / 4.096).log2().ceil() as u8).max(crate::sim_pair::LOSSY_LINK_TIMEOUT)
+        }
+        false => crate::sim_pair::LOSSY_LINK_TIMEOUT,
+    };
+    let attr = crate::verbs::QpAttr { timeout: Some(timeout), ..Default::default() };
     for (qa, _) in pairs.iter_mut() {
         a.modify_qp(qa, crate::verbs::QpState::Rts, &attr).map_err(e)?;
     }
@@ -292,16 +305,24 @@ pub fn goodput_over(
     }
     let packets = messages * packet_count(size as u32, pmtu.trailing_zeros() as u8) as usize;
     world.borrow_mut().run_until(2_000, |_| false);
-    let placed = b.dev.read("responder", "placed").map_err(|e| e.to_string())? as usize;
+    let placed = match reading {
+        true => a.dev.read("responder", "read_placed"),
+        false => b.dev.read("responder", "placed"),
+    }
+    .map_err(|e| e.to_string())? as usize;
     let w = world.borrow();
-    let frames: Vec<(u64, &Vec<u8>)> = w.sent_by(0).collect();
+    let frames: Vec<(u64, &Vec<u8>)> = w.sent_by(if reading { 1 } else { 0 }).collect();
     let wire_bytes: u64 = frames.iter().map(|f| (f.1.len() + 4 + WIRE_OVERHEAD) as u64).sum();
     let last = frames.last().expect("frames");
     let cycles_of = |ns: u64| ns as f64 * CLOCK_MHZ / 1000.0;
     let first = cycles_of(frames[0].0);
     let end = cycles_of(last.0) + w.wire_cycles(last.1.len() + 4);
     Ok(WriteBench {
-        op: if op == SendOp::Send { "SEND" } else { "WRITE" },
+        op: match op {
+            SendOp::Send | SendOp::SendImm => "SEND",
+            SendOp::Read => "READ",
+            SendOp::Write | SendOp::WriteImm => "WRITE",
+        },
         size,
         pmtu,
         qps,
@@ -336,6 +357,18 @@ pub fn write(bytes: usize) -> Result<Vec<WriteBench>, String> {
 pub fn write_lossy(bytes: usize, loss: f64) -> Result<Vec<WriteBench>, String> {
     let faults = rnic_sim::world::Faults { seed: 1, loss, ..Default::default() };
     [1, 16].into_iter().map(|qps| goodput_over(rnic_spec::desc::SendOp::Write, 65536, 4096, qps, bytes, faults)).collect()
+}
+
+/// RDMA READ goodput: the sizes of `WRITE_SIZES`, PMTU 4096, 1 and 16 QPs (each QP with 8
+/// READs outstanding at most, `max_rd_atomic`).
+pub fn read(bytes: usize) -> Result<Vec<WriteBench>, String> {
+    let mut out = Vec::new();
+    for qps in [1, 16] {
+        for size in WRITE_SIZES {
+            out.push(goodput(rnic_spec::desc::SendOp::Read, size, 4096, qps, bytes)?);
+        }
+    }
+    Ok(out)
 }
 
 /// SEND goodput: the sizes of `SEND_SIZES`, PMTU 4096, 1 and 16 QPs.

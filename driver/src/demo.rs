@@ -1,8 +1,8 @@
 //! `rnic sim demo`: two simulated cards, QPs connected over IPv4 and over IPv6 with a VLAN tag,
-//! RDMA WRITE, WRITE with immediate, SEND and SEND with immediate from 1 byte to 1 MiB at PMTU
-//! 1024 and 4096, every destination byte, the acknowledgement, the send completion and (for
-//! SENDs and WRITE with immediate) the receive completion with its byte count and immediate
-//! checked, and the counters of both cards. With link faults (`Faults`: loss, reordering,
+//! RDMA WRITE, WRITE with immediate, SEND, SEND with immediate and RDMA READ from 1 byte to
+//! 1 MiB at PMTU 1024 and 4096, every destination byte, the acknowledgement (a READ's: its last
+//! response), the send completion and (for SENDs and WRITE with immediate) the receive
+//! completion with its byte count and immediate checked, and the counters of both cards. With link faults (`Faults`: loss, reordering,
 //! duplication, corruption) the same operations run over a lossy link and the card's
 //! retransmission has to deliver every one: then an operation is waited for by its
 //! completion (the ACK may be lost and a later one cover it) and the recovery counters show
@@ -29,11 +29,12 @@ pub struct DemoRow {
     pub pmtu: u32,
     pub size: usize,
     pub packets: usize,
-    /// From the doorbell to the ACK's last bit arriving back at the requesting card.
+    /// From the doorbell to the ACK's (a READ's last response's) last bit arriving back at the
+    /// requesting card.
     pub cycles: u64,
     /// `None`: every destination byte is right; else the first wrong offset.
     pub first_bad_byte: Option<usize>,
-    /// The ACK came back (syndrome ACK, the message's last PSN).
+    /// The ACK came back (syndrome ACK; for a READ, its last response).
     pub acked: bool,
     /// The requester's CQ holds one successful completion with this work request's wr_id (and,
     /// for SENDs and WRITE with immediate, the responder's CQ the receive completion with the
@@ -117,7 +118,10 @@ pub fn run(trace: Option<&str>, faults: Faults, log_dma: bool) -> Result<Demo, S
     let pattern: Vec<u8> = (0..max).map(|i| (i * 131 + (i >> 8) * 7 + 1) as u8).collect();
     a.write_buf(src.iova, &pattern).map_err(e)?;
     let lmr = a.reg_mr(pa, src.iova, max as u32, 0).map_err(e)?;
-    let rmr = b.reg_mr(pb, dst.iova, (max + 64) as u32, access::REMOTE_WRITE | access::LOCAL_WRITE).map_err(e)?;
+    let rmr = b.reg_mr(pb, dst.iova, (max + 64) as u32, access::REMOTE_WRITE | access::LOCAL_WRITE | access::REMOTE_READ).map_err(e)?;
+    // Where card 0's READs land.
+    let land = a.alloc_buf(max + 64, 4096).map_err(e)?;
+    let land_mr = a.reg_mr(pa, land.iova, (max + 64) as u32, access::LOCAL_WRITE).map_err(e)?;
 
     let paths: [(&'static str, PathKind); 3] = [
         ("IPv4", PathKind { v6: false, vlan: None, pmtu: 1024 }),
@@ -132,10 +136,11 @@ pub fn run(trace: Option<&str>, faults: Faults, log_dma: bool) -> Result<Demo, S
             let attr = crate::verbs::QpAttr { timeout: Some(crate::sim_pair::LOSSY_LINK_TIMEOUT), ..Default::default() };
             a.modify_qp(&mut qa, crate::verbs::QpState::Rts, &attr).map_err(e)?;
         }
-        for op in [SendOp::Write, SendOp::WriteImm, SendOp::Send, SendOp::SendImm] {
+        for op in [SendOp::Write, SendOp::WriteImm, SendOp::Send, SendOp::SendImm, SendOp::Read] {
             for &size in &SIZES {
                 let (qps, cqs) = ((&mut qa, &mut qb), (&mut cqa, &mut cqb));
-                let row = one_message(&world, (&mut a, &mut b), qps, cqs, op, name, *kind, size, (src.iova, lmr.key()), (dst.iova, rmr.key()), &pattern, lossy)?;
+                let bufs = [(src.iova, lmr.key()), (dst.iova, rmr.key()), (land.iova, land_mr.key())];
+                let row = one_message(&world, (&mut a, &mut b), qps, cqs, op, name, *kind, size, bufs, &pattern, lossy)?;
                 rows.push(row);
             }
         }
@@ -160,7 +165,8 @@ fn poll_one(card: &mut Card, cq: &mut Cq) -> Result<Vec<crate::verbs::Wc>, Strin
 }
 
 /// One message from card 0's `qa` to card 1's `qb`: a WRITE lands at an odd offset of `dst`; a
-/// SEND in a receive buffer posted there first (a WRITE with immediate consumes a receive too).
+/// SEND in a receive buffer posted there first (a WRITE with immediate consumes a receive too);
+/// a READ brings the pattern, put at that offset of `dst` first, to the same offset of `land`.
 #[allow(clippy::too_many_arguments)]
 fn one_message(
     world: &Rc<RefCell<World>>,
@@ -171,17 +177,21 @@ fn one_message(
     path: &'static str,
     kind: PathKind,
     size: usize,
-    (src, lkey): (u64, u32),
-    (dst, rkey): (u64, u32),
+    [(src, lkey), (dst, rkey), (land, land_key)]: [(u64, u32); 3],
     pattern: &[u8],
     lossy: bool,
 ) -> Result<DemoRow, String> {
     let e = |e: crate::verbs::VerbsError| e.to_string();
     // Clear the destination (one byte either side too) so every byte must come from the wire.
     let offset = 1 + (size % 61);
+    let reading = op == SendOp::Read;
     b.write_buf(dst, &vec![0u8; size + 64]).map_err(e)?;
+    if reading {
+        a.write_buf(land, &vec![0u8; size + 64]).map_err(e)?;
+        b.write_buf(dst + offset as u64, &pattern[..size]).map_err(e)?;
+    }
     let recv_id = 0x8000_0000 | size as u64;
-    if op != SendOp::Write {
+    if !matches!(op, SendOp::Write | SendOp::Read) {
         let buf = if op.is_rdma() { (0, 0) } else { (dst + offset as u64, size as u32) };
         b.post_recv(qb, &[RecvWr { wr_id: recv_id, addr: buf.0, length: buf.1, lkey: rkey }]).map_err(e)?;
     }
@@ -191,9 +201,9 @@ fn one_message(
         wr_id: size as u64,
         op,
         flags: 0,
-        local_addr: src,
+        local_addr: if reading { land + offset as u64 } else { src },
         length: size as u32,
-        lkey,
+        lkey: if reading { land_key } else { lkey },
         remote_addr: if op.is_rdma() { dst + offset as u64 } else { 0 },
         rkey: if op.is_rdma() { rkey } else { 0 },
         imm: 0x1234_5678,
@@ -211,29 +221,37 @@ fn one_message(
         }
         (send_ok(&wcs), world.borrow().cycles(), wcs)
     } else {
-        let done = world.borrow_mut().run_until(2_000_000, |w| sent(w, 1) > acks_before && w.link_idle());
+        // The answer that ends this message: card 1's newest frame is the ACK (a READ's last
+        // response) for it — a READ's responses may pause while their host reads are out.
+        let qpn = qa.qpn;
+        let last = match reading {
+            true => [rnic_spec::responder::OP_READ_RESPONSE_LAST, rnic_spec::responder::OP_READ_RESPONSE_ONLY],
+            false => [rnic_spec::responder::OP_ACK; 2],
+        };
+        let answered = move |f: &Vec<u8>| {
+            let r = rnic_spec::wire::rx::classify(f, rnic_spec::wire::rx::RxConfig { fcs: false });
+            r.packet.is_some_and(|p| {
+                last.contains(&p.bth.opcode)
+                    && p.bth.dest_qp == qpn
+                    && p.ext.iter().any(|x| matches!(x, rnic_spec::wire::ib::Ext::Aeth(a) if a.syndrome == rnic_spec::responder::aeth::ACK))
+            })
+        };
+        let done = world.borrow_mut().run_until(2_000_000, |w| {
+            sent(w, 1) > acks_before && w.link_idle() && w.sent_by(1).last().is_some_and(|(_, f)| answered(f))
+        });
         let w = world.borrow();
-        // The ACK for this message: card 1's newest frame.
         let ack = w.sent_by(1).last();
-        let acked = done
-            && ack.is_some_and(|(_, f)| {
-                let r = rnic_spec::wire::rx::classify(f, rnic_spec::wire::rx::RxConfig { fcs: false });
-                r.packet.is_some_and(|p| {
-                    p.bth.opcode == rnic_spec::responder::OP_ACK
-                        && p.bth.dest_qp == qa.qpn
-                        && p.ext.iter().any(|x| matches!(x, rnic_spec::wire::ib::Ext::Aeth(a) if a.syndrome == rnic_spec::responder::aeth::ACK))
-                })
-            });
+        let acked = done && ack.is_some_and(|(_, f)| answered(f));
         let end = ack.map_or(w.cycles(), |(ns, f)| (ns as f64 * CLOCK_MHZ / 1000.0 + w.wire_cycles(f.len() + 4)) as u64);
         drop(w);
         (acked, end, poll_one(a, cqa)?)
     };
-    let got = b.read_buf(dst, size + 64).map_err(e)?;
+    let got = if reading { a.read_buf(land, size + 64) } else { b.read_buf(dst, size + 64) }.map_err(e)?;
     let mut want = vec![0u8; size + 64];
     want[offset..offset + size].copy_from_slice(&pattern[..size]);
     let first_bad_byte = got.iter().zip(&want).position(|(x, y)| x != y);
-    let mut completed = send_ok(&sent_wc);
-    if op != SendOp::Write {
+    let mut completed = send_ok(&sent_wc) && (!reading || sent_wc[0].op == CqOp::Read);
+    if !matches!(op, SendOp::Write | SendOp::Read) {
         let recv_wc = poll_one(b, cqb)?;
         let (want_op, imm) = match op {
             SendOp::WriteImm => (CqOp::RecvRdmaImm, Some(wr.imm)),
@@ -264,7 +282,8 @@ fn op_name(op: SendOp) -> &'static str {
         SendOp::Write => "WRITE",
         SendOp::WriteImm => "WRITE with immediate",
         SendOp::Send => "SEND",
-        _ => "SEND with immediate",
+        SendOp::SendImm => "SEND with immediate",
+        SendOp::Read => "READ",
     }
 }
 

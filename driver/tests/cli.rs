@@ -149,10 +149,10 @@ fn sim_demo_checks_every_byte_and_captures_valid_roce_frames() {
     let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let (summary, rows) = lines.split_last().unwrap();
     assert_eq!(summary["summary"]["ok"], true);
-    assert_eq!(rows.len(), 72, "WRITE, WRITE with immediate, SEND, SEND with immediate; six sizes, three paths");
+    assert_eq!(rows.len(), 90, "WRITE, WRITE with immediate, SEND, SEND with immediate, READ; six sizes, three paths");
     assert!(rows.iter().all(|r| r["bytes_ok"] == true && r["acked"] == true && r["completed"] == true));
     assert!(rows.iter().any(|r| r["size"] == 1 << 20) && rows.iter().any(|r| r["size"] == 1));
-    for op in ["WRITE", "WRITE with immediate", "SEND", "SEND with immediate"] {
+    for op in ["WRITE", "WRITE with immediate", "SEND", "SEND with immediate", "READ"] {
         assert_eq!(rows.iter().filter(|r| r["operation"] == op).count(), 18, "{op}");
     }
     assert_eq!(summary["summary"]["counters"]["card1"]["responder.naks_access"], 0);
@@ -170,15 +170,16 @@ fn sim_demo_checks_every_byte_and_captures_valid_roce_frames() {
     }
     assert!(v6 > 0 && v6 < frames.len());
     // The host write log: card 1 wrote every message's bytes into its region (payload) and
-    // its completion ring (receive CQEs), card 0 only completions; nothing elsewhere.
+    // its completion ring (receive CQEs), card 0 the READs' bytes into its region and its
+    // completions; nothing elsewhere.
     let log: Vec<serde_json::Value> = std::fs::read_to_string(&log_path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     std::fs::remove_file(&log_path).ok();
     let bytes = |card: u64, target: &str| log.iter().filter(|w| w["card"] == card && w["target"] == target).map(|w| w["len"].as_u64().unwrap()).sum::<u64>();
-    let payload: u64 = rows.iter().map(|r| r["size"].as_u64().unwrap()).sum();
-    assert_eq!(bytes(1, "region"), payload, "every message's bytes, once");
-    assert_eq!(bytes(0, "region"), 0, "the requester writes no region (no READ)");
+    let payload = |read: bool| rows.iter().filter(|r| (r["operation"] == "READ") == read).map(|r| r["size"].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(bytes(1, "region"), payload(false), "every message's bytes, once");
+    assert_eq!(bytes(0, "region"), payload(true), "every READ's bytes, once");
     assert_eq!(bytes(1, "completion"), 54 * 32, "a 32-byte CQE per receive");
-    assert_eq!(bytes(0, "completion"), 72 * 32, "a CQE per send");
+    assert_eq!(bytes(0, "completion"), 90 * 32, "a CQE per send");
     assert_eq!(bytes(0, "outside") + bytes(1, "outside"), 0);
     assert!(log.windows(2).all(|p| p[0]["card"] != p[1]["card"] || p[0]["cycle"].as_u64() <= p[1]["cycle"].as_u64()), "in order per card");
 }
@@ -193,7 +194,7 @@ fn sim_demo_over_a_faulty_link_recovers_every_operation() {
     let (summary, rows) = lines.split_last().unwrap();
     let s = &summary["summary"];
     assert_eq!(s["ok"], true);
-    assert_eq!(rows.len(), 72);
+    assert_eq!(rows.len(), 90);
     assert!(rows.iter().all(|r| r["bytes_ok"] == true && r["completed"] == true));
     let link = &s["link"];
     assert!(link["lost"].as_u64().unwrap() > 0 && link["reordered"].as_u64().unwrap() > 0, "{link}");

@@ -8,9 +8,10 @@
 //! ahead of it means responses were lost: an implied NAK at the expected PSN, once until a
 //! response is placed again (the requester then asks for the READ again). So is an ACK at or
 //! past the oldest READ's first PSN: the responder finished the READ, its responses are
-//! missing. Each placed response's bytes are checked against the local key (LOCAL_WRITE) as
-//! they land, so a region deregistered meanwhile gets none; after the READ's last response it
-//! completes and the next READ is the oldest.
+//! missing. Each placed response needs the rest of the buffer from its bytes on allowed by the
+//! local key (LOCAL_WRITE) — the card checks that with the READ's first response and again after
+//! any region changed — so a region deregistered meanwhile gets none; after the READ's last
+//! response it completes and the next READ is the oldest.
 
 use crate::mr::{self, AccessError, MemoryRegion};
 use crate::responder::{OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_LAST, OP_READ_RESPONSE_MIDDLE, OP_READ_RESPONSE_ONLY};
@@ -114,7 +115,9 @@ impl ReadPlacer {
             return ReadArrival::Malformed;
         }
         let addr = read.laddr.wrapping_add(off as u64);
-        if let Err(e) = mr::check(mrs, read.lkey, pd, addr, len, mr::access::LOCAL_WRITE) {
+        // (The rest of the buffer from here must be allowed: the card checks it with the READ's
+        // first response and again after any region changed.)
+        if let Err(e) = mr::check(mrs, read.lkey, pd, addr, read.len - off, mr::access::LOCAL_WRITE) {
             return ReadArrival::Refused(e);
         }
         self.nak_sent = false;

@@ -3,6 +3,7 @@
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use rnic_spec::desc::SendOp;
 
 #[derive(Parser)]
 #[command(name = "rnic", version, about = "Drive an rnic RoCE v2 NIC (simulated in Verilator, or a card over VFIO)")]
@@ -129,6 +130,9 @@ enum BenchCommand {
     /// SEND goodput through the driver between two cards (receive buffers posted before):
     /// 64 B, 4 KiB, 64 KiB at PMTU 4096, 1 and 16 QPs.
     Send(BenchWriteArgs),
+    /// RDMA READ goodput through the driver (card 0 reads card 1's memory): 64 B … 1 MiB at
+    /// PMTU 4096, 1 and 16 QPs, 8 READs outstanding per QP.
+    Read(BenchWriteArgs),
 }
 
 #[derive(Args)]
@@ -317,15 +321,16 @@ fn demo(a: DemoArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn bench_write(a: BenchWriteArgs, send: bool) -> Result<(), String> {
+fn bench_write(a: BenchWriteArgs, op: SendOp) -> Result<(), String> {
     if a.bytes == 0 {
         return Err("--bytes must be at least 1".into());
     }
-    let rows = match (send, a.loss) {
-        (true, Some(_)) => return Err("--loss goes with `rnic sim bench write`".into()),
-        (true, None) => rnic_driver::bench::send(a.bytes)?,
-        (false, None) => rnic_driver::bench::write(a.bytes)?,
-        (false, Some(p)) => rnic_driver::bench::write_lossy(a.bytes, percent_of_frames("--loss", p)?)?,
+    let rows = match (op, a.loss) {
+        (SendOp::Write, None) => rnic_driver::bench::write(a.bytes)?,
+        (SendOp::Write, Some(p)) => rnic_driver::bench::write_lossy(a.bytes, percent_of_frames("--loss", p)?)?,
+        (_, Some(_)) => return Err("--loss goes with `rnic sim bench write`".into()),
+        (SendOp::Read, None) => rnic_driver::bench::read(a.bytes)?,
+        (_, None) => rnic_driver::bench::send(a.bytes)?,
     };
     print!("{}", if a.json { rnic_driver::bench::write_json(&rows) } else { rnic_driver::bench::write_table(&rows) });
     Ok(())
@@ -464,8 +469,9 @@ fn main() -> ExitCode {
         Command::Sim(SimCommand::Tx(a)) => sim_tx(a),
         Command::Sim(SimCommand::Bench(BenchCommand::Rx(a))) => bench_rx(a),
         Command::Sim(SimCommand::Bench(BenchCommand::Tx(a))) => bench_tx(a),
-        Command::Sim(SimCommand::Bench(BenchCommand::Write(a))) => bench_write(a, false),
-        Command::Sim(SimCommand::Bench(BenchCommand::Send(a))) => bench_write(a, true),
+        Command::Sim(SimCommand::Bench(BenchCommand::Write(a))) => bench_write(a, SendOp::Write),
+        Command::Sim(SimCommand::Bench(BenchCommand::Send(a))) => bench_write(a, SendOp::Send),
+        Command::Sim(SimCommand::Bench(BenchCommand::Read(a))) => bench_write(a, SendOp::Read),
         Command::Sim(SimCommand::Demo(a)) => demo(a),
     };
     match result {

@@ -43,9 +43,9 @@ use rust_hdl::prelude::*;
 
 pack_word! {
     /// The responder's state of a QP as its RAM holds it.
-    lsb_first RspStateWord: 289 {
+    lsb_first RspStateWord: 321 {
         epsn: 24, msn: 24, in_msg: 1, nak_sent: 1, va: 64, left: 32, send: 1, count: 32, rq_ci: 16,
-        error: 1, key: 32, epoch: 32, rd_head: 4, rd_n: 24, rd_nak: 1,
+        error: 1, key: 32, epoch: 32, rd_head: 4, rd_n: 24, rd_nak: 1, rd_epoch: 32,
     }
 }
 pack_word! { lsb_first N64: 64 { n: 24 } }
@@ -240,7 +240,7 @@ crate::hdl_block! {
         pub broke_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
 
         ctx_table: QpTable,
-        st_ram: RAM<Bits<289>, QP_SLOT_BITS>,
+        st_ram: RAM<Bits<321>, QP_SLOT_BITS>,
         /// Receive queue producer indexes, written by `doorbell.rq` (a copy for the FSM and
         /// one for the prefetcher: a RAM has one read port).
         rq_pi_ram: RAM<Bits<16>, QP_SLOT_BITS>,
@@ -391,6 +391,13 @@ crate::hdl_block! {
         s_rd_head: Constant<Bits<9>> = st_at("rd_head"),
         s_rd_n: Constant<Bits<9>> = st_at("rd_n"),
         s_rd_nak: Constant<Bits<9>> = st_at("rd_nak"),
+        s_rd_epoch: Constant<Bits<9>> = st_at("rd_epoch"),
+        /// The region epoch the oldest READ's buffer was last checked in (its first response
+        /// checks the whole buffer; later ones only after a region changed).
+        rd_epoch: DFF<Bits<32>>,
+        k_rd_epoch: Signal<Local, Bits<32>>,
+        /// The bytes of the READ's buffer from this response on.
+        rr_rest: DFF<Bits<32>>,
         // This card's requester's side of the QP: the oldest outstanding READ (ring head,
         // responses placed, implied NAK sent since the last one placed), the ring's tail.
         rd_head: DFF<Bits<RD_PTR>>,
@@ -616,7 +623,7 @@ crate::hdl_block! {
         commit_ok: Signal<Local, Bit>,
         db_ok: Signal<Local, Bit>,
         qp_word: Signal<Local, Bits<CTX_BITS>>,
-        st: Signal<Local, Bits<289>>,
+        st: Signal<Local, Bits<321>>,
         is_write: Signal<Local, Bit>,
         is_send: Signal<Local, Bit>,
         k_op: Signal<Local, Bits<8>>,
@@ -688,7 +695,7 @@ impl Logic for Responder {
             e_state, e_qp, e_fi, e_base, e_mask, dirty, fwd, r_committed, r_dup, resp_read, c_pmtu, issued_seq, done_seq, n_placed, n_acks, n_naks_seq, n_naks_invalid, n_naks_access,
             n_duplicates, n_bad_qp, n_set_aside, n_naks_rnr, n_naks_operational, n_receives, n_rq_wait, r_pkey, r_ipv6,
             r_ip_src, m_key, m_epoch, rechk, epoch, snap_valid, snap_epoch, snap_seq, fence, n_bad_source,
-            rd_head, rd_n, rd_nak, r_tail, rr, rr_va, rr_key, rr_last, cpl_pend, cpl_k, n_read_placed, n_read_dropped, n_implied
+            rd_head, rd_n, rd_nak, rd_epoch, rr_rest, r_tail, rr, rr_va, rr_key, rr_last, cpl_pend, cpl_k, n_read_placed, n_read_dropped, n_implied
         );
         self.ctx_table.clock.next = self.clock.val();
         self.st_ram.read_clock.next = self.clock.val();
@@ -733,6 +740,8 @@ impl Logic for Responder {
         self.st_commit.rd_nak.next = self.zero1.val();
         self.st_back.rd_head.next = self.rd_head.q.val();
         self.st_back.rd_n.next = self.rd_n.q.val();
+        self.st_commit.rd_epoch.next = self.zero32.val();
+        self.st_back.rd_epoch.next = self.rd_epoch.q.val();
         self.st_back.rd_nak.next = self.zero1.val();
         if self.rd_nak.q.val() {
             self.st_back.rd_nak.next = self.one1.val();
@@ -1002,7 +1011,9 @@ impl Logic for Responder {
         self.k_rd_head.next = self.st.val().get_bits::<RD_PTR>(self.s_rd_head.val().index());
         self.k_rd_n.next = self.st.val().get_bits::<24>(self.s_rd_n.val().index());
         self.k_rd_nak.next = self.st.val().get_bit(self.s_rd_nak.val().index());
+        self.k_rd_epoch.next = self.st.val().get_bits::<32>(self.s_rd_epoch.val().index());
         if self.fwd.q.val() {
+            self.k_rd_epoch.next = self.rd_epoch.q.val();
             self.k_rd_head.next = self.rd_head.q.val();
             self.k_rd_n.next = self.rd_n.q.val();
             self.k_rd_nak.next = self.rd_nak.q.val();
@@ -1351,12 +1362,13 @@ impl Logic for Responder {
                 self.mr_len.next = self.len.val();
                 self.mr_need.next = self.rechk_need.val();
             }
-            // A READ response: its bytes of the local buffer, every packet checked (so a
+            // A READ response: the rest of the local buffer from its bytes on, checked by the
+            // READ's first response and again by the next one after any region changed (so a
             // region deregistered while responses arrive gets no byte more).
             if self.rr.q.val() {
                 self.mr_key.next = self.rr_key.q.val();
                 self.mr_addr.next = self.rr_va.q.val();
-                self.mr_len.next = self.len.val();
+                self.mr_len.next = self.rr_rest.q.val();
                 self.mr_need.next = self.need_local_write.val();
             }
         }
@@ -1402,6 +1414,7 @@ impl Logic for Responder {
             self.rd_head.d.next = self.k_rd_head.val();
             self.rd_n.d.next = self.k_rd_n.val();
             self.rd_nak.d.next = self.k_rd_nak.val();
+            self.rd_epoch.d.next = self.k_rd_epoch.val();
             self.r_tail.d.next = self.rt_tail.val();
             self.r_dup.d.next = self.fail_dup.val();
             if self.pass_all.val() & self.is_read.val() {
@@ -1508,12 +1521,13 @@ impl Logic for Responder {
             self.rr_va.d.next = self.en_laddr.val() + (self.n64.word.val() << self.c_pmtu.q.val());
             self.rr_key.d.next = self.rt_entry.val().get_bits::<32>(self.en_lkey_at.val().index());
             self.rr_last.d.next = self.rr_last_kind.val();
+            self.rr_rest.d.next = self.en_len.val() - self.rr_off.val();
             self.r_syn.d.next = self.syn_ack.val();
             if self.rr_has.val() & (self.rr_d.val() == self.zero24.val()) & self.rr_ok.val() {
                 self.n_read_dropped.d.next = self.n_read_dropped.q.val();
-                self.state.d.next = self.p_mr_issue.val();
-                if !self.has_payload.val() {
-                    self.state.d.next = self.p_write.val();
+                self.state.d.next = self.p_write.val();
+                if self.has_payload.val() & ((self.rd_n.q.val() == self.zero24.val()) | (self.rd_epoch.q.val() != self.epoch.q.val())) {
+                    self.state.d.next = self.p_mr_issue.val();
                 }
             }
             if self.rr_has.val() & (self.rr_d.val() != self.zero24.val()) & !self.rr_d.val().get_bit(23) & !self.rd_nak.q.val() {
@@ -1534,6 +1548,9 @@ impl Logic for Responder {
         if self.verdict.val() & self.rr.q.val() {
             // The local key refused the bytes: nothing is placed, the READ fails.
             self.state.d.next = self.p_write.val();
+            if self.mr_res_error.val() == self.zero3.val() {
+                self.rd_epoch.d.next = self.epoch.q.val();
+            }
             if self.mr_res_error.val() != self.zero3.val() {
                 self.state.d.next = self.p_drain.val();
                 self.cpl_pend.d.next = true;

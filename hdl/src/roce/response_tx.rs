@@ -10,7 +10,7 @@
 //! A READ is answered with READ RESPONSE FIRST / MIDDLE / LAST or ONLY packets, one PSN each from
 //! the request's PSN on, AETH (the queue entry's syndrome and MSN) on FIRST, LAST and ONLY.
 //! Responses are store-and-forward: a packet's descriptor goes to the arbiter only when all of
-//! its payload is in the beat buffer (two path-MTU packets of 4096 bytes), so the arbiter never
+//! its payload is in the beat buffer (eight path-MTU packets of 4096 bytes), so the arbiter never
 //! waits on a host read — a read shared with the requester returns in command order, and
 //! waiting on it while holding the transmit port could deadlock both. The issuer runs ahead of
 //! the sender as far as the buffer has room. A host read that fails turns the job's next packet
@@ -32,9 +32,11 @@ const S_DESC: u64 = 1;
 const S_DATA: u64 = 2;
 /// After a failed host read: the job's beats still coming are thrown away.
 const S_FLUSH: u64 = 3;
-/// Beat buffer pointers: 128 beats of 64 bytes, two 4096-byte packets.
-const BUF_PTR: usize = 8;
-const BUF_BEATS: u64 = 128;
+/// Beat buffer: 512 beats of 64 bytes, eight 4096-byte packets — enough reads in flight to
+/// cover the host's read latency (800 ns) at the link's rate (two packets reached half of it).
+const BUF_ADDR: usize = 9;
+const BUF_PTR: usize = BUF_ADDR + 1;
+const BUF_BEATS: u64 = 1 << BUF_ADDR;
 
 crate::hdl_block! {
     pub struct ResponseTx {
@@ -75,7 +77,7 @@ crate::hdl_block! {
         pub responses: Signal<Out, Bits<32>>,
         pub read_errors: Signal<Out, Bits<32>>,
 
-        beat_buf: RamFifo<BUF_PTR, 7, 512, 1, 1>,
+        beat_buf: RamFifo<BUF_PTR, BUF_ADDR, 512, 1, 1>,
         /// The issuer's next packet and the sender's packet.
         i_size: PacketSize,
         s_size: PacketSize,
@@ -92,7 +94,7 @@ crate::hdl_block! {
         s_left: DFF<Bits<32>>,
         s_psn: DFF<Bits<24>>,
         s_first: DFF<Bit>,
-        s_cnt: DFF<Bits<8>>,
+        s_cnt: DFF<Bits<BUF_PTR>>,
         /// Issuer: reads still to issue, bytes left, next address; the buffer's reservation
         /// pointer and its write pointer.
         i_active: DFF<Bit>,
@@ -124,7 +126,6 @@ crate::hdl_block! {
         zero_len: Constant<Bits<LEN_BITS>> = c::<LEN_BITS>(0),
         zero32: Constant<Bits<32>> = c::<32>(0),
         one1: Constant<Bits<1>> = c::<1>(1),
-        one8: Constant<Bits<8>> = c::<8>(1),
         one24: Constant<Bits<24>> = c::<24>(1),
         one32: Constant<Bits<32>> = c::<32>(1),
         one64: Constant<Bits<64>> = c::<64>(1),
@@ -168,7 +169,7 @@ impl Logic for ResponseTx {
         // Every beat coming back has its room reserved.
         self.rdd_ready.next = true;
         self.beat_buf.wr_en.next = self.rdd_valid.val();
-        self.beat_buf.wr_addr.next = self.tail.q.val().get_bits::<7>(0);
+        self.beat_buf.wr_addr.next = self.tail.q.val().get_bits::<BUF_ADDR>(0);
         self.beat_buf.wr_a.next = self.rdd_data.val();
         self.beat_buf.wr_b.next = self.one1.val();
         self.beat_buf.wr_c.next = self.one1.val();
@@ -227,8 +228,8 @@ impl Logic for ResponseTx {
             }
         }
         if self.beat_out.val() {
-            self.s_cnt.d.next = self.s_cnt.q.val() - self.one8.val();
-            if self.s_cnt.q.val() == self.one8.val() {
+            self.s_cnt.d.next = self.s_cnt.q.val() - self.one_ptr.val();
+            if self.s_cnt.q.val() == self.one_ptr.val() {
                 self.packet_end.next = true;
             }
         }
