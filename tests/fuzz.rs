@@ -5,16 +5,22 @@
 //! access allows a write — never in a trap: a region no request may write (no write access;
 //! a protection domain without QPs; named only by receive WQEs whose lkey lacks LOCAL_WRITE),
 //! nor in memory outside every region. The trap chunks' bytes are compared at the end too.
+//! Card 1's QPs also have RDMA READs of their own outstanding (their requests go nowhere), and
+//! READ responses for them — mostly the one expected next, else a duplicate, one ahead, a
+//! wrong opcode or length — are in the mix: their bytes may land only in the READ's buffer.
 //!
 //! `RNIC_FUZZ_PACKETS` sets the count (default 100 000; the long run is 1 000 000).
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rnic_driver::sim_pair::{connect, raw_request, two_cards, Card, PathKind};
-use rnic_driver::verbs::{Cq, Mr, Pd, Qp, QpCaps, QpState, RecvWr};
+use rnic_driver::verbs::{Cq, Mr, Pd, Qp, QpCaps, QpState, RecvWr, SendWr};
 use rnic_sim::host::HostAccess;
 use rnic_sim::world::{LinkConfig, World};
-use rnic_spec::desc::RecvWqe;
+use rnic_spec::desc::{RecvWqe, SendOp};
+use rnic_spec::qp::packet_count;
+use rnic_spec::reads::{PendingRead, ReadPlacer};
+use rnic_spec::responder::{OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_LAST, OP_READ_RESPONSE_MIDDLE, OP_READ_RESPONSE_ONLY};
 use rnic_spec::mr::access;
 use rnic_spec::responder::RspState;
 use rnic_spec::wire::ib::Reth;
@@ -93,6 +99,9 @@ struct Target {
     pmtu: u32,
     model: RspState,
     posted: Vec<RecvWqe>,
+    /// The QP's own READs (a model that steers the responses' PSNs), and its next send PSN.
+    reads: ReadPlacer,
+    sq_psn: u32,
 }
 
 impl Fuzz {
@@ -111,12 +120,17 @@ impl Fuzz {
         self.regs.push(Registration { mr, kind, pd, chunk, from, until: None });
     }
 
-    /// Deregister a random live region and register one of its kind elsewhere.
+    /// Deregister a random live region and register one of its kind elsewhere (one an
+    /// outstanding READ of card 1 lands in stays: the driver refuses, `InUse`).
     fn churn(&mut self) {
         let at = self.rng.gen_range(0..self.live.len());
-        let i = self.live.swap_remove(at);
+        let i = self.live[at];
         let r = self.regs[i];
-        self.b.dereg_mr(r.mr).unwrap();
+        match self.b.dereg_mr(r.mr) {
+            Err(rnic_driver::verbs::VerbsError::InUse(..)) => return,
+            other => other.unwrap(),
+        }
+        self.live.swap_remove(at);
         self.regs[i].until = Some(self.cycle());
         self.free.push_back(r.chunk);
         self.register(r.kind, r.pd);
@@ -165,13 +179,67 @@ impl Fuzz {
         connect(&mut self.b, &mut self.qps[q].qp, 0, kind, 0x100 + q as u32, psn, 0).unwrap();
         self.qps[q].model = RspState::new(psn);
         self.qps[q].posted.clear();
+        self.qps[q].reads = ReadPlacer::default();
+        self.qps[q].sq_psn = 0;
         self.post_receives(q, 32);
+    }
+
+    /// Card 1's QP `q` READs into a buffer of its own (mostly one its lkey allows).
+    fn post_read(&mut self, q: usize) {
+        let _ = self.b.poll_cq(&mut self.cq, 256);
+        if self.b.sq_free(&self.qps[q].qp) == 0 || self.qps[q].reads.pending.len() >= 2 {
+            return;
+        }
+        let (addr, len, lkey) = self.recv_buffer(self.qps[q].pd);
+        let len = len.min(4 * self.qps[q].pmtu);
+        let wr = SendWr { wr_id: 0, op: SendOp::Read, flags: 0, local_addr: addr, length: len, lkey, remote_addr: 0x1000, rkey: 0x77, imm: 0 };
+        self.b.post_send(&mut self.qps[q].qp, &wr).unwrap();
+        let t = &mut self.qps[q];
+        let pmtu_log2 = t.pmtu.trailing_zeros() as u8;
+        t.reads.pending.push_back(PendingRead { laddr: addr, len, lkey, psn: t.sq_psn });
+        t.sq_psn = (t.sq_psn + packet_count(len, pmtu_log2)) & 0xFF_FFFF;
+    }
+
+    /// A READ response for QP `q`'s oldest READ: mostly the one expected next.
+    fn read_response(&mut self, q: usize) {
+        let rng = &mut self.rng;
+        let t = &mut self.qps[q];
+        let Some(read) = t.reads.pending.front().copied() else { return };
+        let (pmtu, ctx) = (t.pmtu, *t.qp.context());
+        let n = read.len.div_ceil(pmtu).max(1);
+        let k = t.reads.placed + if rng.gen_range(0..10) == 0 { rng.gen_range(0..3) } else { 0 };
+        let k = if rng.gen_range(0..10) == 0 { k.saturating_sub(1) } else { k };
+        let (first, last) = (k == 0, k + 1 >= n);
+        let mut opcode = match (first, last) {
+            (true, true) => OP_READ_RESPONSE_ONLY,
+            (true, false) => OP_READ_RESPONSE_FIRST,
+            (false, true) => OP_READ_RESPONSE_LAST,
+            (false, false) => OP_READ_RESPONSE_MIDDLE,
+        };
+        let mut len = if last { read.len.saturating_sub(k * pmtu) } else { pmtu };
+        if rng.gen_range(0..12) == 0 {
+            opcode = rng.gen_range(OP_READ_RESPONSE_FIRST..=OP_READ_RESPONSE_ONLY);
+        }
+        if rng.gen_range(0..12) == 0 {
+            len = rng.gen_range(0..=(pmtu + 64).min(4096));
+        }
+        let psn = (read.psn + k) & 0xFF_FFFF;
+        let mut d = raw_request(&ctx, t.qp.qpn, opcode, psn, Reth::default(), len as u16, false);
+        d.aeth.msn = rng.gen_range(0..4);
+        let payload: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+        t.reads.response(self.b.regions(), ctx.pd, ctx.pmtu_log2, opcode, psn, len);
+        self.world.borrow_mut().nics[0].send(d, &payload);
     }
 
     /// One random request to one of the QPs (or to no QP), sent by card 0.
     fn packet(&mut self) {
+        let q = self.rng.gen_range(0..self.qps.len());
+        match self.rng.gen_range(0..100) {
+            0..=1 => return self.post_read(q),
+            2..=9 if !self.qps[q].reads.pending.is_empty() => return self.read_response(q),
+            _ => {}
+        }
         let rng = &mut self.rng;
-        let q = rng.gen_range(0..self.qps.len());
         let t = &self.qps[q];
         let ctx = *t.qp.context();
         let pmtu = t.pmtu;
@@ -299,7 +367,7 @@ fn random_requests_write_only_inside_registered_writable_regions() {
     f.register(Kind::Orphan, 2);
     for (q, pmtu) in [256, 1024, 4096, 1024].into_iter().enumerate() {
         let qp = f.b.create_qp(f.pds[q % 2], &f.cq, &f.cq, CAPS).unwrap();
-        f.qps.push(Target { qp, pd: q % 2, pmtu, model: RspState::new(0), posted: Vec::new() });
+        f.qps.push(Target { qp, pd: q % 2, pmtu, model: RspState::new(0), posted: Vec::new(), reads: ReadPlacer::default(), sq_psn: 0 });
         f.recreate(q);
     }
     let mut churns = 0;
@@ -362,14 +430,25 @@ fn random_requests_write_only_inside_registered_writable_regions() {
         }
     }
     let mut rd = |n: &str| f.b.dev.read("responder", n).unwrap();
-    let (placed, access, invalid, bad_qp, bad_source, rnr, operational) =
-        (rd("placed"), rd("naks_access"), rd("naks_invalid"), rd("bad_qp"), rd("bad_source"), rd("naks_rnr"), rd("naks_operational"));
+    let (placed, access, invalid, bad_qp, bad_source, rnr, operational, read_placed) = (
+        rd("placed"),
+        rd("naks_access"),
+        rd("naks_invalid"),
+        rd("bad_qp"),
+        rd("bad_source"),
+        rd("naks_rnr"),
+        rd("naks_operational"),
+        rd("read_placed"),
+    );
     println!(
         "fuzz: {packets} packets, {churns} regions moved, {} host writes ({in_regions} bytes in regions); placed {placed}, \
          NAK access {access}, invalid {invalid}, operational {operational}, RNR {rnr}, bad QP {bad_qp}, bad source {bad_source}; \
-         {read_bytes} bytes read for READ responses ({} responses), {after_dereg} reads after their region's dereg_mr",
+         {read_bytes} bytes read for READ responses ({} responses), {after_dereg} reads after their region's dereg_mr; \
+         responses to its own READs: {read_placed} placed, {} dropped, {} implied NAKs",
         log.len(),
-        f.b.dev.read("responder", "read_responses").unwrap()
+        f.b.dev.read("responder", "read_responses").unwrap(),
+        f.b.dev.read("responder", "read_dropped").unwrap(),
+        f.b.dev.read("responder", "implied_naks").unwrap()
     );
     // Not vacuous: packets were placed, and every refusal was exercised.
     assert!(placed as usize > packets / 50, "placed {placed}");
@@ -378,4 +457,5 @@ fn random_requests_write_only_inside_registered_writable_regions() {
     }
     assert!(in_regions > 0);
     assert!(read_bytes > 0, "no READ was answered");
+    assert!(read_placed > 100, "responses to card 1's own READs were placed: {read_placed}");
 }

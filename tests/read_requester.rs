@@ -377,3 +377,60 @@ fn responses_for_a_deregistered_buffer_are_refused_and_the_read_fails() {
     assert_eq!(p.counter(0, "responder", "read_dropped"), 2);
     assert_eq!(p.counter(0, "responder", "implied_naks"), 1);
 }
+
+/// Card 0's QP played against by the test (its requests go nowhere), with `timeout` and
+/// `retry_cnt`, one READ of `len` bytes at PMTU 256 posted; the responses that READ expects.
+fn raw_peer(timeout: u8, retry_cnt: u8, len: u32) -> (Pair, Vec<(rnic_spec::wire::tx::TxDescriptor, Vec<u8>)>) {
+    let mut p = pair(256, 8, access::LOCAL_WRITE, access::REMOTE_READ);
+    let attr = QpAttr { timeout: Some(timeout), retry_cnt: Some(retry_cnt), ..Default::default() };
+    p.a.modify_qp(&mut p.qa, QpState::Rts, &attr).unwrap();
+    p.world.borrow_mut().set_drop(|sender, _| sender == 0);
+    let (ctx, peer) = (*p.qa.context(), *p.qb.context());
+    let wr = p.read(1, 0, 0, len);
+    p.a.post_send(&mut p.qa, &wr).unwrap();
+    p.world.borrow_mut().run_until(3_000, |_| false);
+    let remote = pattern(2);
+    let frames = (ReadReply { psn: ctx.sq_psn, va: p.remote.iova, len, msn: 1 })
+        .responses(ctx.pmtu_log2)
+        .iter()
+        .map(|r| {
+            let at = (r.va - p.remote.iova) as usize;
+            (r.descriptor(&port(1), &peer), remote[at..at + r.len as usize].to_vec())
+        })
+        .collect();
+    (p, frames)
+}
+
+#[test]
+fn a_read_progressing_slower_than_the_timeout_is_not_timed_out() {
+    // Timeout 32.8 µs (8192 cycles); four responses 6000 cycles apart: each one placed starts
+    // the READ's timer again, so the READ completes without a timeout or a resend.
+    let (mut p, frames) = raw_peer(TIMEOUT, 7, 1000);
+    for (d, bytes) in frames {
+        p.world.borrow_mut().nics[1].send(d, &bytes);
+        p.world.borrow_mut().run_until(6_000, |_| false);
+    }
+    let wcs = p.completions(1, 50_000);
+    assert_eq!(wcs, [(1, CqStatus::Success, CqOp::Read, 1000)]);
+    p.assert_local(&[(0, 0, 1000)], "slow responses");
+    assert_eq!(p.counter(0, "completer", "timeouts"), 0, "the timer restarted with each response");
+    assert_eq!(p.counter(0, "responder", "read_placed"), 4);
+}
+
+#[test]
+fn responses_after_the_read_failed_are_not_placed() {
+    // No retry: the READ's timeout fails it (RetryExceeded) and puts the QP in error; the
+    // responses that come after are dropped — its buffer is the application's again.
+    let (mut p, frames) = raw_peer(TIMEOUT, 0, 600);
+    let wcs = p.completions(1, 100_000);
+    assert_eq!(wcs, [(1, CqStatus::RetryExceeded, CqOp::Read, 0)]);
+    assert_eq!(p.a.query_qp(&p.qa).unwrap(), QpState::Error);
+    let n = frames.len() as u32;
+    for (d, bytes) in frames {
+        p.world.borrow_mut().nics[1].send(d, &bytes);
+    }
+    p.world.borrow_mut().run_until(20_000, |_| false);
+    p.assert_local(&[], "after the failure");
+    assert_eq!(p.counter(0, "responder", "read_placed"), 0);
+    assert_eq!(p.counter(0, "responder", "read_dropped"), n);
+}

@@ -596,6 +596,9 @@ impl Logic for Nic {
         self.cpl.ack_msn.next = self.rsp.cpl_msn.val();
         self.cpl.ack_psn.next = self.rsp.cpl_psn.val();
         self.cpl.ack_kind.next = self.rsp.cpl_kind.val();
+        self.cpl.touch_valid.next = self.rsp.rr_touch.val();
+        self.cpl.touch_qp.next = self.rsp.rt_pop_qp.val();
+        self.rsp.qp_broken.next = self.qp_errors.q.val();
         // Go-back-N: the completer rewinds the requester's send queues.
         self.req.rw_valid.next = self.cpl.rw_valid.val();
         self.cpl.rw_ready.next = self.req.rw_ready.val();

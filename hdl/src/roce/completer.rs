@@ -143,6 +143,10 @@ crate::hdl_block! {
         pub ack_msn: Signal<In, Bits<24>>,
         pub ack_psn: Signal<In, Bits<24>>,
         pub ack_kind: Signal<In, Bits<2>>,
+        /// A response of a READ of QP `touch_qp` was placed: its ACK timer, if armed, starts
+        /// again (the READ is progressing).
+        pub touch_valid: Signal<In, Bit>,
+        pub touch_qp: Signal<In, Bits<QP_SLOT_BITS>>,
         /// Go-back-N requests to the requester (`Requester::rw_*`).
         pub rw_valid: Signal<Out, Bit>,
         pub rw_ready: Signal<In, Bit>,
@@ -433,6 +437,8 @@ impl Logic for Completer {
         self.timer.qp_commit_valid.next = self.qp_commit_valid.val();
         self.timer.qp_commit.next = self.qp_commit.val();
         self.timer.qp_retry.next = self.qp_retry.val();
+        self.timer.touch_valid.next = self.touch_valid.val();
+        self.timer.touch_qp.next = self.touch_qp.val();
         self.sent_ram.read_clock.next = self.clock.val();
         self.stamp_ram.read_clock.next = self.clock.val();
         self.stamp_ram.write_clock.next = self.clock.val();
@@ -765,6 +771,12 @@ impl Logic for Completer {
             & !(self.qp_commit_valid.val() & (self.qp_commit.val().get_bits::<24>(8) == self.zero24.val()))
         {
             self.published.d.next = true;
+            // The READ this acknowledge completes is the last WQE it completes (decided as
+            // its completion is published, so a publication held back by a commit keeps it).
+            if (self.status.q.val() == self.st_ok.val()) & self.sig_ram.read_data.val().get_bit(1) {
+                self.rd_pass.d.next = false;
+                self.left.d.next = self.one16.val();
+            }
         }
         if (self.state.q.val() == self.c_cqe.val()) & self.published.q.val() & !(self.claim.val() & (self.claim_qp.val() == self.ack_q.q.val())) {
             self.fenced.d.next = true;
@@ -1141,18 +1153,6 @@ impl Logic for Completer {
             if self.rd_cut.val() {
                 self.peek.d.next = false;
                 self.state.d.next = self.c_act.val();
-            }
-            // The READ this acknowledge completes is the last WQE it completes.
-            if self.peek.q.val()
-                & !self.published.q.val()
-                & !self.is_recv.q.val()
-                & (self.status.q.val() == self.st_ok.val())
-                & self.sig_ram.read_data.val().get_bit(1)
-                & (self.kind.q.val() == self.k_read_done.val())
-                & self.rd_pass.q.val()
-            {
-                self.rd_pass.d.next = false;
-                self.left.d.next = self.one16.val();
             }
             if self.cmd_fire.val() {
                 self.cmd_done.d.next = true;

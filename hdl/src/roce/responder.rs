@@ -199,6 +199,11 @@ crate::hdl_block! {
         pub rt_pop_valid: Signal<Out, Bit>,
         pub rt_pop_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
         pub rt_pop_head: Signal<Out, Bits<RD_PTR>>,
+        /// A response of QP `rt_pop_qp`'s READ was placed (the completer's timer starts again).
+        pub rr_touch: Signal<Out, Bit>,
+        /// QPs the card put in error (`qp.errors_*`): their READ responses are dropped (a
+        /// READ that failed gets no byte more, its buffer is the application's again).
+        pub qp_broken: Signal<In, Bits<256>>,
         /// Receive completions (a CQE's fields), to the completer.
         pub rc_valid: Signal<Out, Bit>,
         pub rc_ready: Signal<In, Bit>,
@@ -440,6 +445,7 @@ crate::hdl_block! {
         placed_now: Signal<Local, Bit>,
         n64: N64,
         rr_pmtu: Signal<Local, Bits<32>>,
+        broken_at: Signal<Local, Bits<256>>,
         zero2: Constant<Bits<2>> = c::<2>(0),
         en_laddr_at: Constant<Bits<8>> = entry_at("laddr"),
         en_len_at: Constant<Bits<8>> = entry_at("len"),
@@ -1486,7 +1492,8 @@ impl Logic for Responder {
         self.en_psn.next = self.rt_entry.val().get_bits::<24>(self.en_psn_at.val().index());
         self.en_end.next = self.rt_entry.val().get_bits::<24>(self.en_end_at.val().index());
         self.rr_pmtu.next = self.one32.val() << self.c_pmtu.q.val();
-        self.rr_has.next = self.rd_head.q.val() != self.r_tail.q.val();
+        self.broken_at.next = self.qp_broken.val() >> self.r_qp.q.val();
+        self.rr_has.next = (self.rd_head.q.val() != self.r_tail.q.val()) & !self.broken_at.val().get_bit(0);
         self.e_psn.next = self.en_psn.val() + self.rd_n.q.val();
         self.rr_d.next = self.r_psn.q.val() - self.e_psn.val();
         self.rr_k.next = self.r_opcode.q.val() - self.op_rr_first.val();
@@ -1693,6 +1700,11 @@ impl Logic for Responder {
             & self.placed_now.val()
             & self.rr.q.val()
             & self.rr_last.q.val()
+            & !self.r_committed.q.val();
+        self.rr_touch.next = (self.state.q.val() == self.p_write.val())
+            & !(self.r_committed.q.val() & !self.cmd_done.q.val())
+            & self.placed_now.val()
+            & self.rr.q.val()
             & !self.r_committed.q.val();
         self.rt_pop_qp.next = self.r_qp.q.val();
         self.rt_pop_head.next = self.rd_head.q.val() + self.one_ptr.val();

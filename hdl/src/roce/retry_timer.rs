@@ -12,6 +12,9 @@
 //! - `cmd` (the completer, after an acknowledge or an expiry): arms the ACK timer from now,
 //!   arms an RNR wait of `cmd_ticks`, or disarms. It has the RAM's write port first; a kick
 //!   in the same cycle is not taken (its sender holds it).
+//! - `touch` (a READ response was placed): an armed timer starts again from now, as an ACK
+//!   timer (a READ progressing is not timed out mid-transfer); taken only in a cycle without a
+//!   command or a kick write (it is a heartbeat: the next response touches again).
 //! - `exp` (valid/ready): a timer fired; taking it disarms the timer. A timer written in the
 //!   cycles it is read is looked at again on the next round, so a re-armed timer never fires
 //!   with its old start.
@@ -49,6 +52,8 @@ crate::hdl_block! {
         /// sender spells that out itself: a ready port would join both blocks' logic).
         pub kick_valid: Signal<In, Bit>,
         pub kick_qp: Signal<In, Bits<QP_SLOT_BITS>>,
+        pub touch_valid: Signal<In, Bit>,
+        pub touch_qp: Signal<In, Bits<QP_SLOT_BITS>>,
         /// A timer fired.
         pub exp_valid: Signal<Out, Bit>,
         pub exp_ready: Signal<In, Bit>,
@@ -73,6 +78,8 @@ crate::hdl_block! {
         commit_qp: Signal<Local, Bits<QP_SLOT_BITS>>,
         kick_armed: Signal<Local, Bits<QPS_BITS>>,
         kick_write: Signal<Local, Bit>,
+        touch_armed: Signal<Local, Bits<QPS_BITS>>,
+        touch_write: Signal<Local, Bit>,
         look_armed: Signal<Local, Bits<QPS_BITS>>,
         elapsed: Signal<Local, Bits<32>>,
         limit: Signal<Local, Bits<32>>,
@@ -123,7 +130,13 @@ impl Logic for RetryTimer {
         self.t_word.start.next = self.now.q.val();
         self.t_word.ticks.next = self.zero32.val();
         self.t_word.rnr.next = self.zero1.val();
+        self.touch_armed.next = self.armed.q.val() >> self.touch_qp.val();
+        self.touch_write.next =
+            self.touch_valid.val() & !self.cmd_valid.val() & !self.kick_write.val() & self.touch_armed.val().get_bit(0);
         self.ram.write_address.next = self.kick_qp.val();
+        if self.touch_write.val() {
+            self.ram.write_address.next = self.touch_qp.val();
+        }
         if self.cmd_valid.val() {
             self.ram.write_address.next = self.cmd_qp.val();
             if self.cmd_rnr.val() {
@@ -131,7 +144,7 @@ impl Logic for RetryTimer {
                 self.t_word.rnr.next = self.one1.val();
             }
         }
-        self.ram.write_enable.next = (self.cmd_valid.val() & self.cmd_arm.val()) | self.kick_write.val();
+        self.ram.write_enable.next = (self.cmd_valid.val() & self.cmd_arm.val()) | self.kick_write.val() | self.touch_write.val();
         self.ram.write_data.next = self.t_word.word.val();
 
         // The scanner: one QP a cycle; its words arrive the next.
@@ -152,6 +165,7 @@ impl Logic for RetryTimer {
             & !self.stale.q.val()
             & !(self.cmd_valid.val() & (self.cmd_qp.val() == self.look.q.val()))
             & !(self.kick_write.val() & (self.kick_qp.val() == self.look.q.val()))
+            & !(self.touch_write.val() & (self.touch_qp.val() == self.look.q.val()))
             & !(self.commit_ok.val() & (self.commit_qp.val() == self.look.q.val()))
             & (self.ram.read_data.val().get_bit(64) | (self.tmo_ram.read_data.val() != self.zero5.val()))
             & (self.elapsed.val() > self.limit.val());
