@@ -307,9 +307,14 @@ fn a_peers_random_responses_are_placed_as_the_model_says() {
                 13..=15 => r.opcode = [OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_MIDDLE, OP_READ_RESPONSE_LAST, OP_READ_RESPONSE_ONLY][rng.gen_range(0..4)],
                 16..=18 if r.len > 0 => r.len -= 1,
                 19..=21 => {
-                    let at = (r.psn + rng.gen_range(0..3)) & 0xFF_FFFF;
-                    let d = Response { syndrome: aeth::ACK, psn: at, msn: done }.descriptor(&port(1), &peer);
-                    if let Some(c) = model.ack(aeth::ACK, at).counter() {
+                    // An ACK, or an error NAK for a request after the oldest READ (retried
+                    // first: never blamed on the READ).
+                    let (syndrome, at) = match (rng.gen_bool(0.5), model.pending.front()) {
+                        (true, Some(head)) => (aeth::NAK_REMOTE_ACCESS, (head.psn + packet_count(head.len, ctx.pmtu_log2) + rng.gen_range(0..2)) & 0xFF_FFFF),
+                        _ => (aeth::ACK, (r.psn + rng.gen_range(0..3)) & 0xFF_FFFF),
+                    };
+                    let d = Response { syndrome, psn: at, msn: done }.descriptor(&port(1), &peer);
+                    if let Some(c) = model.ack(syndrome, at, ctx.pmtu_log2).counter() {
                         *counts.entry(c).or_default() += 1;
                     }
                     assert_eq!(d.opcode, OP_ACK);

@@ -129,14 +129,24 @@ impl ReadPlacer {
         ReadArrival::Placed { addr, len, done: last }
     }
 
-    /// An acknowledge with AETH `syndrome` for PSN `at` (passed on to the completer unless it
-    /// becomes an implied NAK).
-    pub fn ack(&mut self, syndrome: u8, at: u32) -> ReadArrival {
-        match self.pending.front().copied() {
-            Some(read) if (syndrome >> 5) & 3 == 0 && psn::diff(at, read.psn) >= 0 && !self.nak_sent => {
+    /// An acknowledge with AETH `syndrome` for PSN `at` at path MTU 2^`pmtu_log2`: passed on
+    /// to the completer, unless it says the oldest READ's responses are missing — an ACK at
+    /// or past its first PSN, or a NAK for a request after it (retried first, as rxe does, so
+    /// an error NAK for a later request is not blamed on the READ): then an implied NAK, or,
+    /// while one is out, a NAK is dropped (the resend brings it again).
+    pub fn ack(&mut self, syndrome: u8, at: u32, pmtu_log2: u8) -> ReadArrival {
+        let Some(read) = self.pending.front().copied() else {
+            return ReadArrival::Passed;
+        };
+        let end = psn::add(read.psn, read.len.div_ceil(1 << pmtu_log2).max(1));
+        let is_ack = (syndrome >> 5) & 3 == 0;
+        let past = if is_ack { psn::diff(at, read.psn) >= 0 } else { psn::diff(at, end) >= 0 };
+        match (past, self.nak_sent, is_ack) {
+            (true, false, _) => {
                 let want = self.expected(&read);
                 self.implied(want)
             }
+            (true, true, false) => ReadArrival::Ignored,
             _ => ReadArrival::Passed,
         }
     }
@@ -173,13 +183,14 @@ mod tests {
     #[test]
     fn gaps_are_implied_naks_once_and_refused_bytes_are_not_placed() {
         let (mut p, mut mrs) = placer();
-        assert_eq!(p.ack(0, 0xFF_FFFE), ReadArrival::Passed, "an ACK before the READ");
-        assert_eq!(p.ack(0x60, 5), ReadArrival::Passed, "a NAK");
+        assert_eq!(p.ack(0, 0xFF_FFFE, 8), ReadArrival::Passed, "an ACK before the READ");
+        assert_eq!(p.ack(0x60, 1, 8), ReadArrival::Passed, "a NAK inside the READ's PSNs");
         assert_eq!(p.response(&mrs, 1, 8, OP_READ_RESPONSE_MIDDLE, 0, 256), ReadArrival::ImpliedNak { psn: 0xFF_FFFF });
         assert_eq!(p.response(&mrs, 1, 8, OP_READ_RESPONSE_LAST, 1, 88), ReadArrival::Ignored);
-        assert_eq!(p.ack(0, 3), ReadArrival::Passed, "the implied NAK is out already");
+        assert_eq!(p.ack(0, 3, 8), ReadArrival::Passed, "the implied NAK is out already");
+        assert_eq!(p.ack(0x62, 3, 8), ReadArrival::Ignored, "an error NAK past the READ waits for its retry");
         assert_eq!(p.response(&mrs, 1, 8, OP_READ_RESPONSE_FIRST, 0xFF_FFFF, 256), ReadArrival::Placed { addr: 0x2000, len: 256, done: false });
-        assert_eq!(p.ack(0, 3), ReadArrival::ImpliedNak { psn: 0 }, "an ACK past the READ: its responses are missing");
+        assert_eq!(p.ack(0x62, 2, 8), ReadArrival::ImpliedNak { psn: 0 }, "an error NAK past the READ: its responses are missing");
         mrs[1] = None;
         assert_eq!(p.response(&mrs, 1, 8, OP_READ_RESPONSE_MIDDLE, 0, 256), ReadArrival::Refused(AccessError::UnknownKey));
         assert_eq!(p.placed, 1, "nothing placed");

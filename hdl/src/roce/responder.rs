@@ -442,6 +442,8 @@ crate::hdl_block! {
         rr_off: Signal<Local, Bits<32>>,
         rr_ok: Signal<Local, Bit>,
         ack_past: Signal<Local, Bit>,
+        ack_class: Signal<Local, Bit>,
+        nak_past: Signal<Local, Bit>,
         placed_now: Signal<Local, Bit>,
         n64: N64,
         rr_pmtu: Signal<Local, Bits<32>>,
@@ -1507,12 +1509,21 @@ impl Logic for Responder {
             & (self.rr_last_kind.val() == self.rr_last_exp.val())
             & ((self.rr_last_kind.val() & (self.len.val() == (self.en_len.val() - self.rr_off.val())))
                 | (!self.rr_last_kind.val() & (self.len.val() == self.rr_pmtu.val())));
-        self.ack_past.next = self.rr_has.val()
-            & ((self.r_psn.q.val() - self.en_psn.val()) < self.half24.val())
-            & (self.r_syn.q.val().get_bits::<2>(5) == self.zero2.val())
+        // An ACK at or past the READ's first PSN, or a NAK for a request after the READ: the
+        // READ's responses are missing (retried first, as rxe does, so an error NAK for a later
+        // request is not blamed on the READ; while that retry is out such a NAK is dropped:
+        // the resend brings it again).
+        self.ack_class.next = self.r_syn.q.val().get_bits::<2>(5) == self.zero2.val();
+        self.nak_past.next = self.rr_has.val() & !self.ack_class.val() & ((self.r_psn.q.val() - self.en_end.val()) < self.half24.val());
+        self.ack_past.next = ((self.rr_has.val() & self.ack_class.val() & ((self.r_psn.q.val() - self.en_psn.val()) < self.half24.val()))
+            | self.nak_past.val())
             & !self.rd_nak.q.val();
         if (self.state.q.val() == self.p_rr.val()) & self.is_ack_op.val() {
             self.state.d.next = self.p_cpl.val();
+            if self.nak_past.val() & self.rd_nak.q.val() {
+                self.state.d.next = self.p_idle.val();
+                self.n_read_dropped.d.next = self.n_read_dropped.q.val() + self.one32.val();
+            }
             if self.ack_past.val() {
                 self.cpl_k.d.next = self.k_implied.val();
                 self.r_syn.d.next = self.syn_seq.val();
