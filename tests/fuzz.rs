@@ -5,6 +5,8 @@
 //! access allows a write — never in a trap: a region no request may write (no write access;
 //! a protection domain without QPs; named only by receive WQEs whose lkey lacks LOCAL_WRITE),
 //! nor in memory outside every region. The trap chunks' bytes are compared at the end too.
+//! COMPARE & SWAP / FETCH & ADD requests are in the mix too (mostly aligned): their
+//! read-modify-write may land only in a region that allows REMOTE_ATOMIC.
 //! Card 1's QPs also have RDMA READs of their own outstanding (their requests go nowhere), and
 //! READ responses for them — mostly the one expected next, else a duplicate, one ahead, a
 //! wrong opcode or length — are in the mix: their bytes may land only in the READ's buffer.
@@ -24,7 +26,7 @@ use rnic_spec::responder::{OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_LAST, OP_REA
 use rnic_spec::mr::access;
 use rnic_spec::responder::RspState;
 use rnic_spec::wire::ib::Reth;
-use rnic_spec::wire::tx::IpPair;
+use rnic_spec::wire::tx::{AtomicArgs, IpPair};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -37,7 +39,7 @@ const FILL: u8 = 0xEE;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
-    /// REMOTE_WRITE | LOCAL_WRITE: WRITE targets and receive buffers.
+    /// REMOTE_WRITE | LOCAL_WRITE | REMOTE_ATOMIC: WRITE and atomic targets, receive buffers.
     Both,
     /// REMOTE_WRITE: WRITE targets.
     Remote,
@@ -55,7 +57,7 @@ enum Kind {
 impl Kind {
     fn access(self) -> u8 {
         match self {
-            Kind::Both | Kind::Orphan => access::REMOTE_WRITE | access::LOCAL_WRITE,
+            Kind::Both | Kind::Orphan => access::REMOTE_WRITE | access::LOCAL_WRITE | access::REMOTE_ATOMIC,
             Kind::Remote | Kind::BadLkey => access::REMOTE_WRITE,
             Kind::Local => access::LOCAL_WRITE,
             Kind::ReadOnly => access::REMOTE_READ,
@@ -253,7 +255,8 @@ impl Fuzz {
             }
             0..=74 => [0x00, 0x04, 0x05, 0x06, 0x0A, 0x0B][rng.gen_range(0..6)],
             75..=89 => rng.gen_range(0x00..=0x0B),
-            90..=96 => [0x0C, 0x0D, 0x0E, 0x0F, 0x10, 0x11, 0x12, 0x13, 0x14][rng.gen_range(0..9)],
+            90..=94 => [0x0C, 0x0D, 0x0E, 0x0F, 0x10, 0x11, 0x12, 0x13, 0x14][rng.gen_range(0..9)],
+            95..=96 => [0x13, 0x14][rng.gen_range(0..2)],
             _ => rng.gen(),
         };
         let epsn = t.model.epsn;
@@ -291,6 +294,8 @@ impl Fuzz {
             7 => (region.base + region.length as u64).wrapping_sub(dma_len as u64) + rng.gen_range(1..64),
             _ => region.base.wrapping_add(rng.gen_range(0..region.length as u64 + 64)).wrapping_sub(32),
         };
+        // Atomics mostly at an aligned address (else NAK invalid request).
+        let va = if matches!(opcode, 0x13 | 0x14) && rng.gen_bool(0.7) { va & !7 } else { va };
         let k = opcode.wrapping_sub(if opcode <= 0x05 { 0 } else { 0x06 });
         let payload_len: u16 = if rng.gen_bool(0.85) {
             match (opcode <= 0x0B, k) {
@@ -304,6 +309,7 @@ impl Fuzz {
             rng.gen_range(0..=(pmtu + 64).min(4096)) as u16
         };
         let mut d = raw_request(&ctx, t.qp.qpn, opcode, psn, Reth { va, rkey, dma_len }, payload_len, rng.gen_bool(0.5));
+        d.atomic = AtomicArgs { value: rng.gen(), compare: if rng.gen() { 0 } else { rng.gen() } };
         if rng.gen_range(0..100) == 0 {
             d.dest_qp = rng.gen_range(0..0x100_0000);
         }
@@ -402,9 +408,10 @@ fn random_requests_write_only_inside_registered_writable_regions() {
         assert!(legal, "card 1 wrote {} bytes at {start:#x} in cycle {}: regions there {hit:?}", w.len, w.cycle);
         in_regions += w.len as u64;
     }
-    // Reads: every burst card 1 read from the data chunks (READ responses; its rings are
-    // elsewhere) lies in a region that allows REMOTE_READ, rounded out to whole 64-byte beats,
-    // read once that region was registered. (After its `dereg_mr` a READ queued before may
+    // Reads: every burst card 1 read from the data chunks (READ responses, atomics; its rings
+    // are elsewhere) lies in a region that allows REMOTE_READ — or, one beat for an atomic, in
+    // one that allows REMOTE_ATOMIC — rounded out to whole 64-byte beats, read once that
+    // region was registered. (After its `dereg_mr` a READ queued before may
     // still read it: not fenced yet, counted and printed.)
     let reads: Vec<HostAccess> = world.borrow_mut().nics[1].dma_read.log.take().unwrap();
     let data = buf.iova..buf.iova + (CHUNKS as u64) * CHUNK;
@@ -413,10 +420,10 @@ fn random_requests_write_only_inside_registered_writable_regions() {
         let (start, end) = (r.addr, r.addr + r.len as u64);
         let readable = f.regs.iter().filter(|g| {
             let m = g.mr.region;
-            g.kind == Kind::ReadOnly && start >= m.base & !63 && end <= (m.base + m.length as u64).next_multiple_of(64) && r.cycle >= g.from
+            (g.kind == Kind::ReadOnly || (g.kind == Kind::Both && r.len <= 64)) && start >= m.base & !63 && end <= (m.base + m.length as u64).next_multiple_of(64) && r.cycle >= g.from
         });
         let fenced = readable.clone().any(|g| g.until.is_none_or(|u| r.cycle <= u));
-        assert!(readable.count() > 0, "card 1 read {} bytes at {start:#x} in cycle {}: no READ-able region there", r.len, r.cycle);
+        assert!(readable.count() > 0, "card 1 read {} bytes at {start:#x} in cycle {}: no READ-able (or atomic) region there", r.len, r.cycle);
         after_dereg += !fenced as usize;
         read_bytes += r.len as u64;
     }
@@ -458,4 +465,7 @@ fn random_requests_write_only_inside_registered_writable_regions() {
     assert!(in_regions > 0);
     assert!(read_bytes > 0, "no READ was answered");
     assert!(read_placed > 100, "responses to card 1's own READs were placed: {read_placed}");
+    let atomics = f.b.dev.read("responder", "atomics").unwrap();
+    println!("fuzz: {atomics} atomics executed, {} answered again", f.b.dev.read("responder", "atomic_replays").unwrap());
+    assert!(atomics > 10, "atomics were executed: {atomics}");
 }

@@ -256,7 +256,17 @@ pub fn respond(frames: &[Vec<u8>], config_path: &Path, fcs: bool) -> Result<Resp
         let wire = rnic_sim::world::wire_cycles(with_fcs, rnic_sim::world::LinkConfig::default().gbps).ceil() as u64;
         nic.idle(wire.saturating_sub(frame.len().div_ceil(64) as u64));
     }
-    nic.idle(2_000);
+    // Then until the card has been quiet for 2,000 cycles: nothing sent and no DMA in flight
+    // (an atomic's read-modify-write or a READ's host reads may still be running).
+    let mut quiet = 0;
+    for _ in 0..1_000 {
+        let (frames, busy) = (nic.sent().len(), !(nic.dma_write.idle() && nic.dma_read.idle()));
+        nic.idle(200);
+        quiet = if busy || nic.sent().len() != frames { 0 } else { quiet + 200 };
+        if quiet >= 2_000 {
+            break;
+        }
+    }
     let sent: Vec<Vec<u8>> = nic.sent()[before..]
         .iter()
         .map(|(_, f)| if fcs { f[..f.len().saturating_sub(4)].to_vec() } else { f.clone() })

@@ -274,6 +274,7 @@ lkey = 0x1234
             reth,
             imm: 0xC0FFEE,
             aeth: Default::default(),
+            atomic: Default::default(),
             payload_len: len as u16,
         };
         d.packet(&vec![0xA5; len]).unwrap()

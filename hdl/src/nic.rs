@@ -33,7 +33,7 @@ use crate::roce::rx::{RoceRx, NUM_COUNTERS};
 use crate::roce::tx::RoceTx;
 use crate::roce::tx_header::LEN_BITS;
 use crate::stream::c;
-use rnic_spec::regs::{BAR0_ADDR_BITS, PORT_CONTROL_FCS};
+use rnic_spec::regs::{BAR0_ADDR_BITS, PORT_CONTROL_FCS, QP_SLOT_BITS};
 use rust_hdl::prelude::*;
 
 /// Status indexes (`regs::registers(Access::Status)` order): the receive counters (accepted,
@@ -42,7 +42,7 @@ use rust_hdl::prelude::*;
 const RX_STATUS: usize = NUM_COUNTERS + 1;
 const QP_STATUS: usize = RX_STATUS + 4;
 const RSP_STATUS: usize = QP_STATUS + 8;
-const CPL_STATUS: usize = RSP_STATUS + 20;
+const CPL_STATUS: usize = RSP_STATUS + 23;
 const _: () = assert!(N_STATUS == CPL_STATUS + 10, "status registers: receive, transmit, responder, completer counters");
 
 /// Positions in `regs::registers(Access::Control)` and `(Access::Command)` the top wires by
@@ -146,6 +146,8 @@ crate::hdl_block! {
         pub txd_imm: Signal<In, Bits<32>>,
         pub txd_aeth_syndrome: Signal<In, Bits<8>>,
         pub txd_aeth_msn: Signal<In, Bits<24>>,
+        pub txd_atomic_value: Signal<In, Bits<64>>,
+        pub txd_atomic_compare: Signal<In, Bits<64>>,
         pub txd_payload_len: Signal<In, Bits<LEN_BITS>>,
         pub txp_valid: Signal<In, Bit>,
         pub txp_ready: Signal<Out, Bit>,
@@ -187,6 +189,10 @@ crate::hdl_block! {
         /// commands' `done` belong to the completer (in command order).
         w_busy: DFF<Bit>,
         w_cpl: DFF<Bit>,
+        w_rtx: DFF<Bit>,
+        wo_rtx: DFF<Bit>,
+        w_sel_rtx: Signal<Local, Bit>,
+        w_done_rtx: Signal<Local, Bit>,
         w_left: DFF<Bits<8>>,
         wo_valid: DFF<Bit>,
         wo_cpl: DFF<Bit>,
@@ -233,7 +239,7 @@ crate::hdl_block! {
         err_clear: Signal<Local, Bits<256>>,
         one256: Constant<Bits<256>> = c::<256>(1),
         zero256: Constant<Bits<256>> = c::<256>(0),
-        rsp_ids: [Constant<Bits<8>>; 20] = std::array::from_fn(|i| c::<8>((RSP_STATUS + i) as u64)),
+        rsp_ids: [Constant<Bits<8>>; 23] = std::array::from_fn(|i| c::<8>((RSP_STATUS + i) as u64)),
         zero32: Constant<Bits<32>> = c::<32>(0),
         zero64: Constant<Bits<64>> = c::<64>(0),
         fcs_bit: Constant<Bits<32>> = c::<32>(PORT_CONTROL_FCS as u64),
@@ -276,6 +282,8 @@ crate::hdl_block! {
         o_imm: DFF<Bits<32>>,
         o_aeth_syndrome: DFF<Bits<8>>,
         o_aeth_msn: DFF<Bits<24>>,
+        o_atomic_value: DFF<Bits<64>>,
+        o_atomic_compare: DFF<Bits<64>>,
         o_payload_len: DFF<Bits<LEN_BITS>>,
         sel_ext: Signal<Local, Bit>,
         sel_rsp: Signal<Local, Bit>,
@@ -290,7 +298,7 @@ crate::hdl_block! {
 impl Logic for Nic {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, r_owner_tail, w_busy, w_cpl, w_left, wo_valid, wo_cpl, wo_addr, wo_len, w_owner_tail, arb_busy, arb_ext, arb_rsp, qp_errors, o_rsp, arb_left, o_valid, o_ext, o_eth_dst, o_eth_src, o_vlan, o_vlan_tci, o_ipv6, o_ip_src, o_ip_dst, o_dscp, o_ecn, o_ttl, o_flow_label, o_udp_src_port, o_opcode, o_se, o_pkey, o_dest_qp, o_ack_req, o_psn, o_va, o_rkey, o_dma_len, o_imm, o_aeth_syndrome, o_aeth_msn, o_payload_len);
+        dff_setup!(self, clock, r_owner_tail, w_busy, w_cpl, w_rtx, wo_rtx, w_left, wo_valid, wo_cpl, wo_addr, wo_len, w_owner_tail, arb_busy, arb_ext, arb_rsp, qp_errors, o_rsp, arb_left, o_valid, o_ext, o_eth_dst, o_eth_src, o_vlan, o_vlan_tci, o_ipv6, o_ip_src, o_ip_dst, o_dscp, o_ecn, o_ttl, o_flow_label, o_udp_src_port, o_opcode, o_se, o_pkey, o_dest_qp, o_ack_req, o_psn, o_va, o_rkey, o_dma_len, o_imm, o_aeth_syndrome, o_aeth_msn, o_atomic_value, o_atomic_compare, o_payload_len);
         self.csr.clock.next = self.clock.val();
         self.csr.awvalid.next = self.bar_awvalid.val();
         self.bar_awready.next = self.csr.awready.val();
@@ -410,6 +418,15 @@ impl Logic for Nic {
         }
         if self.csr.status_sel.val() == self.rsp_ids[19].val() {
             self.csr.status_value.next = self.rsp.implied_naks.val();
+        }
+        if self.csr.status_sel.val() == self.rsp_ids[20].val() {
+            self.csr.status_value.next = self.rtx.atomics.val();
+        }
+        if self.csr.status_sel.val() == self.rsp_ids[21].val() {
+            self.csr.status_value.next = self.rtx.atomic_replays.val();
+        }
+        if self.csr.status_sel.val() == self.rsp_ids[22].val() {
+            self.csr.status_value.next = self.rtx.atomic_unanswered.val();
         }
         if self.csr.status_sel.val() == self.cpl_ids[0].val() {
             self.csr.status_value.next = self.cpl.acks.val();
@@ -540,7 +557,13 @@ impl Logic for Nic {
         self.rtx.clock.next = self.clock.val();
         self.rtx.job_valid.next = self.rsp.ack_valid.val();
         self.rsp.ack_ready.next = self.rtx.job_done.val();
-        self.rtx.job_read.next = self.rsp.ack_read.val();
+        self.rtx.job_kind.next = self.rsp.ack_kind.val();
+        self.rtx.job_qp.next = self.rsp.ack_qp.val();
+        self.rtx.job_cas.next = self.rsp.ack_cas.val();
+        self.rtx.job_value.next = self.rsp.ack_value.val();
+        self.rtx.job_compare.next = self.rsp.ack_compare.val();
+        self.rtx.qp_commit_valid.next = self.csr.command_valid[0].val();
+        self.rtx.qp_commit.next = self.csr.command[0].val().get_bits::<QP_SLOT_BITS>(0);
         self.rtx.job_syndrome.next = self.rsp.ack_syndrome.val();
         self.rtx.job_psn.next = self.rsp.ack_psn.val();
         self.rtx.job_msn.next = self.rsp.ack_msn.val();
@@ -622,28 +645,35 @@ impl Logic for Nic {
         self.cpl.rc_status.next = self.rsp.rc_status.val();
         self.cpl.rc_flags.next = self.rsp.rc_flags.val();
 
-        // Write arbiter: the responder's payload writes and the completer's CQEs share the
-        // write engine a command at a time (the command waits in a register; its data beats
-        // follow from the same source); `done` pulses go back to their owner in order. The
-        // responder goes first.
+        // Write arbiter: the responder's payload writes, the completer's CQEs and the atomic
+        // unit's writes share the write engine a command at a time (the command waits in a
+        // register; its data beats follow from the same source); `done` pulses go back to
+        // their owner in order. The responder goes first, then the completer.
         self.wr.clock.next = self.clock.val();
         self.w_owner.clock.next = self.clock.val();
         self.w_sel_cpl.next = !self.rsp.wr_valid.val() & self.cpl.wr_valid.val();
+        self.w_sel_rtx.next = !self.rsp.wr_valid.val() & !self.cpl.wr_valid.val() & self.rtx.wr_valid.val();
         self.w_handed.next = self.wo_valid.q.val() & !self.w_busy.q.val() & self.wr.cmd_ready.val();
         self.w_load.next = !self.wo_valid.q.val() | self.w_handed.val();
-        self.rsp.wr_ready.next = self.w_load.val() & !self.w_sel_cpl.val();
+        self.rsp.wr_ready.next = self.w_load.val() & !self.w_sel_cpl.val() & !self.w_sel_rtx.val();
         self.cpl.wr_ready.next = self.w_load.val() & self.w_sel_cpl.val();
+        self.rtx.wr_ready.next = self.w_load.val() & self.w_sel_rtx.val();
         if self.w_handed.val() {
             self.wo_valid.d.next = false;
         }
-        if self.w_load.val() & (self.rsp.wr_valid.val() | self.cpl.wr_valid.val()) {
+        if self.w_load.val() & (self.rsp.wr_valid.val() | self.cpl.wr_valid.val() | self.rtx.wr_valid.val()) {
             self.wo_valid.d.next = true;
             self.wo_cpl.d.next = self.w_sel_cpl.val();
+            self.wo_rtx.d.next = self.w_sel_rtx.val();
             self.wo_addr.d.next = self.rsp.wr_addr.val();
             self.wo_len.d.next = self.rsp.wr_len.val();
             if self.w_sel_cpl.val() {
                 self.wo_addr.d.next = self.cpl.wr_addr.val();
                 self.wo_len.d.next = self.cpl_len.val();
+            }
+            if self.w_sel_rtx.val() {
+                self.wo_addr.d.next = self.rtx.wr_addr.val();
+                self.wo_len.d.next = self.rtx.wr_len.val();
             }
         }
         self.wr.cmd_valid.next = self.wo_valid.q.val() & !self.w_busy.q.val();
@@ -653,6 +683,7 @@ impl Logic for Nic {
         if self.w_handed.val() {
             self.w_busy.d.next = true;
             self.w_cpl.d.next = self.wo_cpl.q.val();
+            self.w_rtx.d.next = self.wo_rtx.q.val();
             self.w_left.d.next = self.w_beats.val().get_bits::<8>(0);
         }
         self.w_owner.wr_en.next = self.w_handed.val();
@@ -662,6 +693,9 @@ impl Logic for Nic {
             self.w_owner.wr_a.next = self.bit1.val();
         }
         self.w_owner.wr_b.next = self.bit0.val();
+        if self.wo_rtx.q.val() {
+            self.w_owner.wr_b.next = self.bit1.val();
+        }
         self.w_owner.wr_c.next = self.bit0.val();
         self.w_owner.tail.next = self.w_owner_tail.q.val();
         if self.w_handed.val() {
@@ -673,11 +707,19 @@ impl Logic for Nic {
             self.wr.in_valid.next = self.w_busy.q.val() & self.cpl.wd_valid.val();
             self.wr.in_data.next = self.cpl.wd_data.val();
         }
-        self.rsp.wd_ready.next = self.w_busy.q.val() & !self.w_cpl.q.val() & self.wr.in_ready.val();
+        if self.w_rtx.q.val() {
+            self.wr.in_valid.next = self.w_busy.q.val() & self.rtx.wd_valid.val();
+            self.wr.in_data.next = self.rtx.wd_data.val();
+        }
+        self.rsp.wd_ready.next = self.w_busy.q.val() & !self.w_cpl.q.val() & !self.w_rtx.q.val() & self.wr.in_ready.val();
         self.cpl.wd_ready.next = self.w_busy.q.val() & self.w_cpl.q.val() & self.wr.in_ready.val();
+        self.rtx.wd_ready.next = self.w_busy.q.val() & self.w_rtx.q.val() & self.wr.in_ready.val();
         self.w_fire.next = self.w_busy.q.val() & self.wr.in_ready.val() & self.rsp.wd_valid.val();
         if self.w_cpl.q.val() {
             self.w_fire.next = self.w_busy.q.val() & self.wr.in_ready.val() & self.cpl.wd_valid.val();
+        }
+        if self.w_rtx.q.val() {
+            self.w_fire.next = self.w_busy.q.val() & self.wr.in_ready.val() & self.rtx.wd_valid.val();
         }
         if self.w_fire.val() {
             self.w_left.d.next = self.w_left.q.val() - self.one8.val();
@@ -687,7 +729,9 @@ impl Logic for Nic {
         }
         self.w_done_cpl.next = self.w_owner.out_valid.val() & self.w_owner.out_a.val().any();
         self.w_owner.out_ready.next = self.wr.done.val();
-        self.rsp.wr_done.next = self.wr.done.val() & !self.w_done_cpl.val();
+        self.w_done_rtx.next = self.w_owner.out_valid.val() & self.w_owner.out_b.val().any();
+        self.rsp.wr_done.next = self.wr.done.val() & !self.w_done_cpl.val() & !self.w_done_rtx.val();
+        self.rtx.wr_done.next = self.wr.done.val() & self.w_done_rtx.val();
         self.dma_awvalid.next = self.wr.awvalid.val();
         self.wr.awready.next = self.dma_awready.val();
         self.dma_awaddr.next = self.wr.awaddr.val();
@@ -847,6 +891,8 @@ impl Logic for Nic {
             self.o_imm.d.next = self.req.txd_imm.val();
             self.o_aeth_syndrome.d.next = self.zero8.val();
             self.o_aeth_msn.d.next = self.zero24.val();
+            self.o_atomic_value.d.next = self.zero64.val();
+            self.o_atomic_compare.d.next = self.zero64.val();
             self.o_payload_len.d.next = self.req.txd_payload_len.val();
             if self.sel_ext.val() {
                 self.o_eth_dst.d.next = self.txd_eth_dst.val();
@@ -873,6 +919,8 @@ impl Logic for Nic {
                 self.o_imm.d.next = self.txd_imm.val();
                 self.o_aeth_syndrome.d.next = self.txd_aeth_syndrome.val();
                 self.o_aeth_msn.d.next = self.txd_aeth_msn.val();
+                self.o_atomic_value.d.next = self.txd_atomic_value.val();
+                self.o_atomic_compare.d.next = self.txd_atomic_compare.val();
                 self.o_payload_len.d.next = self.txd_payload_len.val();
             }
             if self.sel_rsp.val() {
@@ -903,6 +951,8 @@ impl Logic for Nic {
                 self.o_imm.d.next = self.zero32.val();
                 self.o_aeth_syndrome.d.next = self.rtx.d_syndrome.val();
                 self.o_aeth_msn.d.next = self.rtx.d_msn.val();
+                self.o_atomic_value.d.next = self.rtx.d_atomic.val();
+                self.o_atomic_compare.d.next = self.zero64.val();
                 self.o_payload_len.d.next = self.rtx.d_payload_len.val();
             }
         }
@@ -931,6 +981,8 @@ impl Logic for Nic {
         self.tx.hdr_imm.next = self.o_imm.q.val();
         self.tx.hdr_aeth_syndrome.next = self.o_aeth_syndrome.q.val();
         self.tx.hdr_aeth_msn.next = self.o_aeth_msn.q.val();
+        self.tx.hdr_atomic_value.next = self.o_atomic_value.q.val();
+        self.tx.hdr_atomic_compare.next = self.o_atomic_compare.q.val();
         self.tx.hdr_payload_len.next = self.o_payload_len.q.val();
         // A descriptor handed over with payload makes the arbiter wait for that many beats.
         self.arb_beats.next = (self.o_payload_len.q.val() + self.beat_round.val()) >> 6;
@@ -1015,6 +1067,7 @@ mod tests {
         assert_eq!(registers(Access::Status)[RSP_STATUS + 14].0, addr("responder", "mr_fence").unwrap());
         assert_eq!(registers(Access::Status)[RSP_STATUS + 16].0, addr("responder", "read_errors").unwrap());
         assert_eq!(registers(Access::Status)[RSP_STATUS + 19].0, addr("responder", "implied_naks").unwrap());
+        assert_eq!(registers(Access::Status)[RSP_STATUS + 22].0, addr("responder", "atomic_unanswered").unwrap());
         assert_eq!(registers(Access::Status)[QP_STATUS].0, addr("qp", "errors_0").unwrap());
         assert_eq!(registers(Access::Status)[QP_STATUS + 7].0, addr("qp", "errors_7").unwrap());
         assert_eq!(registers(Access::Status)[CPL_STATUS + 5].0, addr("completer", "naks_sequence").unwrap());

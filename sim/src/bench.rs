@@ -161,6 +161,7 @@ pub fn bench_descriptor(opcode: u8, psn: u32, payload_len: u16) -> rnic_spec::wi
         reth: Reth { va: 0x1000, rkey: 0x77, dma_len: payload_len as u32 },
         imm: 0,
         aeth: Default::default(),
+        atomic: Default::default(),
         payload_len,
     }
 }

@@ -7,7 +7,7 @@ use rand::Rng;
 use rnic_spec::wire::eth::Vlan;
 use rnic_spec::wire::ib::{Aeth, Reth};
 use rnic_spec::wire::opcode::Opcode;
-use rnic_spec::wire::tx::{tx_opcodes, IpPair, TxDescriptor};
+use rnic_spec::wire::tx::{tx_opcodes, AtomicArgs, IpPair, TxDescriptor};
 use std::collections::VecDeque;
 
 /// The ports of a transmit engine, wherever it sits: alone (`rnic_tx`: `hdr_*`, `pl_*`,
@@ -30,10 +30,10 @@ pub(crate) struct Ports {
 }
 
 /// Descriptor port names after their prefix (`hdr_` / `txd_`); `valid` last, set with them.
-const DESCRIPTOR_FIELDS: [&str; 24] = [
+const DESCRIPTOR_FIELDS: [&str; 26] = [
     "eth_dst", "eth_src", "vlan", "vlan_tci", "ipv6", "dscp", "ecn", "ttl", "flow_label", "udp_src_port", "opcode",
     "se", "pkey", "dest_qp", "ack_req", "psn", "va", "rkey", "dma_len", "imm", "aeth_syndrome", "aeth_msn",
-    "payload_len", "valid",
+    "atomic_value", "atomic_compare", "payload_len", "valid",
 ];
 
 /// Queues of descriptors and payload beats in front of a transmit engine, and the frames that
@@ -135,7 +135,7 @@ impl TxQueues {
             IpPair::V6 { src, dst } => (true, u128::from_be_bytes(src), u128::from_be_bytes(dst)),
         };
         let tci = d.vlan.map_or(0, |v| v.tci() as u64);
-        let values: [u64; 24] = [
+        let values: [u64; DESCRIPTOR_FIELDS.len()] = [
             mac(d.eth_dst),
             mac(d.eth_src),
             d.vlan.is_some() as u64,
@@ -158,6 +158,8 @@ impl TxQueues {
             d.imm as u64,
             d.aeth.syndrome as u64,
             d.aeth.msn as u64,
+            d.atomic.value,
+            d.atomic.compare,
             d.payload_len as u64,
             1,
         ];
@@ -289,6 +291,7 @@ pub fn random_descriptor(rng: &mut SmallRng, max_payload: usize) -> TxDescriptor
         reth: Reth { va: rng.gen(), rkey: rng.gen(), dma_len: rng.gen() },
         imm: rng.gen(),
         aeth: Aeth { syndrome: rng.gen(), msn: rng.gen_range(0..1 << 24) },
+        atomic: AtomicArgs { value: rng.gen(), compare: rng.gen() },
         payload_len: payload_len as u16,
     }
 }

@@ -276,6 +276,7 @@ impl QpContext {
             reth: Reth::default(),
             imm: 0,
             aeth: Default::default(),
+            atomic: Default::default(),
             payload_len: 0,
         }
     }

@@ -285,7 +285,7 @@ pub const BLOCKS: &[Block] = &[
     Block {
         name: "responder",
         kind: TYPE_RESPONDER,
-        version: 5,
+        version: 6,
         base: 0x700,
         regs: &[
             reg("placed", 0x0C, Access::Status, 0, "request packets whose payload was written to memory"),
@@ -295,7 +295,7 @@ pub const BLOCKS: &[Block] = &[
             reg("naks_access", 0x1C, Access::Status, 0, "NAK remote access error: rkey, PD, access or bounds"),
             reg("duplicates", 0x20, Access::Status, 0, "duplicate requests (a PSN already placed): not written again"),
             reg("bad_qp", 0x24, Access::Status, 0, "packets for a QP that does not exist, is not in RTR / RTS or is in error: dropped"),
-            reg("set_aside", 0x28, Access::Status, 0, "packets the responder does not serve yet (atomics): dropped"),
+            reg("set_aside", 0x28, Access::Status, 0, "packets of opcodes the responder does not serve (UD, invalidate, CNP): dropped"),
             reg("naks_rnr", 0x2C, Access::Status, 0, "RNR NAK: a SEND or WRITE with immediate found no posted receive WQE"),
             reg("naks_operational", 0x30, Access::Status, 0, "NAK remote operational error: the receive WQE's lkey does not allow the write (QP to error)"),
             reg("receives", 0x34, Access::Status, 0, "receive WQEs consumed (each gets a completion)"),
@@ -308,6 +308,9 @@ pub const BLOCKS: &[Block] = &[
             reg("read_placed", 0x50, Access::Status, 0, "READ RESPONSE packets for this card's READs placed into their local buffers"),
             reg("read_dropped", 0x54, Access::Status, 0, "READ responses not placed: none outstanding, a duplicate, out of order, a wrong opcode or length, or refused by the local key"),
             reg("implied_naks", 0x58, Access::Status, 0, "implied NAKs: a READ response or ACK past responses still missing (the READ is sent again)"),
+            reg("atomics", 0x5C, Access::Status, 0, "COMPARE & SWAP and FETCH & ADD requests executed (read-modify-write of host memory)"),
+            reg("atomic_replays", 0x60, Access::Status, 0, "duplicate atomic requests answered from their saved result (not executed again)"),
+            reg("atomic_unanswered", 0x64, Access::Status, 0, "duplicate atomic requests whose result is no longer kept: not answered"),
         ],
     },
     Block {

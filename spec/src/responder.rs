@@ -5,9 +5,9 @@
 //! Checks, the first failing one decides: a QP that does not exist, is not in RTR / RTS, or went
 //! to error drops the packet silently; so does a packet whose source IP address or P_Key is not
 //! the QP's connected peer's (counted `bad_source`; a P_Key matches in its low 15 bits when one
-//! of the two is a full member, IBTA §10.9.3); opcodes other than SEND, RDMA WRITE and RDMA READ
-//! request are set aside (atomics are not served yet); RDMA READ requests follow their own
-//! rules (`RspState::read`); a PSN behind the expected PSN (ePSN) is a duplicate — nothing is written again,
+//! of the two is a full member, IBTA §10.9.3); opcodes other than SEND, RDMA WRITE, RDMA READ
+//! request and the two atomics are set aside; RDMA READ requests and atomics follow their own
+//! rules (`RspState::read`, `RspState::atomic`); a PSN behind the expected PSN (ePSN) is a duplicate — nothing is written again,
 //! and an ACK answers it if it asks for one; a PSN ahead is a sequence error — one NAK carrying
 //! the ePSN until the ePSN arrives; FIRST / ONLY while a message is in progress, MIDDLE / LAST
 //! without one or of the other operation, and payload lengths other than the path MTU (FIRST,
@@ -41,7 +41,7 @@ use crate::regs::qp_state;
 use crate::wire::ib::{Aeth, Ext, Reth};
 use crate::wire::packet::{IpHeader, RocePacket};
 use crate::wire::psn;
-use crate::wire::tx::TxDescriptor;
+use crate::wire::tx::{AtomicArgs, TxDescriptor};
 
 pub const OP_SEND_FIRST: u8 = 0x00;
 pub const OP_SEND_MIDDLE: u8 = 0x01;
@@ -61,6 +61,12 @@ pub const OP_READ_RESPONSE_MIDDLE: u8 = 0x0E;
 pub const OP_READ_RESPONSE_LAST: u8 = 0x0F;
 pub const OP_READ_RESPONSE_ONLY: u8 = 0x10;
 pub const OP_ACK: u8 = 0x11;
+pub const OP_ATOMIC_ACK: u8 = 0x12;
+pub const OP_CMP_SWAP: u8 = 0x13;
+pub const OP_FETCH_ADD: u8 = 0x14;
+/// Atomic results a responder keeps per QP for duplicates: as many as the READ / atomic
+/// requests a requester may have outstanding (`qp::RD_SLOTS`).
+pub const SAVED_ATOMICS: usize = crate::qp::RD_SLOTS as usize;
 /// The longest message, and so the longest RDMA READ: 2^31 bytes (IBTA Vol 1 §9.4.4).
 pub const MAX_MESSAGE: u32 = 1 << 31;
 
@@ -104,6 +110,53 @@ pub struct RspState {
     /// A receive WQE failed, or a request was invalid or broke its rkey: the QP is in error
     /// and drops what arrives.
     pub error: bool,
+    /// The last `SAVED_ATOMICS` atomics' results, the oldest replaced first (`saved_next`).
+    pub saved: [Option<SavedAtomic>; SAVED_ATOMICS],
+    pub saved_next: usize,
+}
+
+/// An executed atomic's result, kept for a duplicate of its request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SavedAtomic {
+    pub psn: u32,
+    pub msn: u32,
+    pub orig: u64,
+}
+
+/// An atomic operation on eight bytes of memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtomicOp {
+    CmpSwap { compare: u64, swap: u64 },
+    FetchAdd { add: u64 },
+}
+
+impl AtomicOp {
+    /// The value memory holds after the operation on `old`.
+    pub fn apply(&self, old: u64) -> u64 {
+        match *self {
+            AtomicOp::CmpSwap { compare, swap } => {
+                if old == compare {
+                    swap
+                } else {
+                    old
+                }
+            }
+            AtomicOp::FetchAdd { add } => old.wrapping_add(add),
+        }
+    }
+}
+
+/// An atomic the responder answers with an ATOMIC Acknowledge (PSN `psn`, AETH ACK with MSN
+/// `msn`): a new one executes `op` on the eight bytes at `va` (`orig` is `None`: the caller
+/// executes it on its memory and hands the original value to [`RspState::executed`]); a
+/// duplicate is answered with the saved original value and executes nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AtomicReply {
+    pub psn: u32,
+    pub msn: u32,
+    pub va: u64,
+    pub op: AtomicOp,
+    pub orig: Option<u64>,
 }
 
 /// What a packet did.
@@ -113,6 +166,8 @@ pub enum Outcome {
     Placed { addr: u64, len: u32 },
     /// An RDMA READ request was taken: its responses are [`Effect::read`].
     Read,
+    /// An atomic was taken: [`Effect::atomic`] executes it.
+    Atomic,
     Duplicate,
     SequenceError,
     InvalidRequest,
@@ -155,6 +210,8 @@ pub struct Effect {
     pub completion: Option<RecvCompletion>,
     /// An RDMA READ to answer (a new one, or a duplicate executed again).
     pub read: Option<ReadReply>,
+    /// An atomic to execute and answer, or a duplicate to answer again.
+    pub atomic: Option<AtomicReply>,
 }
 
 /// An RDMA READ the responder answers: `len` bytes from `va`, in READ RESPONSE packets from
@@ -222,7 +279,7 @@ impl RspState {
     /// One arriving packet for a QP with context `ctx` (`None`: no such QP), memory regions
     /// `mrs`, and the receive WQEs posted to the QP since its commit, oldest first (`rq`).
     pub fn receive(&mut self, ctx: Option<&QpContext>, mrs: &[Option<MemoryRegion>], rq: &[RecvWqe], pkt: &RocePacket) -> Effect {
-        let effect = |outcome, response, completion| Effect { outcome, response, completion, read: None };
+        let effect = |outcome, response, completion| Effect { outcome, response, completion, read: None, atomic: None };
         let Some(ctx) = ctx.filter(|c| matches!(c.state, qp_state::RTR | qp_state::RTS) && !self.error) else {
             return effect(Outcome::BadQp, None, None);
         };
@@ -232,7 +289,8 @@ impl RspState {
         let op = pkt.bth.opcode;
         let is_send = op <= OP_SEND_ONLY_IMM;
         let is_read = op == OP_READ_REQUEST;
-        if !is_send && !is_read && !(OP_WRITE_FIRST..=OP_WRITE_ONLY_IMM).contains(&op) {
+        let is_atomic = op == OP_CMP_SWAP || op == OP_FETCH_ADD;
+        if !is_send && !is_read && !is_atomic && !(OP_WRITE_FIRST..=OP_WRITE_ONLY_IMM).contains(&op) {
             return effect(Outcome::SetAside, None, None);
         }
         let answer = |syndrome, psn, msn| Some(Response { syndrome, psn, msn });
@@ -240,6 +298,9 @@ impl RspState {
         let diff = psn::diff(p, self.epsn);
         if is_read && diff <= 0 {
             return self.read(ctx, mrs, pkt, diff < 0);
+        }
+        if is_atomic && diff <= 0 {
+            return self.atomic(ctx, mrs, pkt, diff < 0);
         }
         if diff < 0 {
             return effect(Outcome::Duplicate, answer(aeth::ACK, p, self.msn).filter(|_| pkt.bth.ack_req), None);
@@ -360,7 +421,7 @@ impl RspState {
         let p = pkt.bth.psn;
         let nak = |s: &mut RspState, outcome, syndrome| {
             s.error = true;
-            Effect { outcome, response: Some(Response { syndrome, psn: p, msn: s.msn }), completion: None, read: None }
+            Effect { outcome, response: Some(Response { syndrome, psn: p, msn: s.msn }), completion: None, read: None, atomic: None }
         };
         let reth = pkt.ext.iter().find_map(|e| if let Ext::Reth(r) = e { Some(*r) } else { None }).unwrap_or(Reth::default());
         if (self.in_msg && !duplicate) || !pkt.payload.is_empty() || reth.dma_len > MAX_MESSAGE {
@@ -376,7 +437,61 @@ impl RspState {
         }
         let read = ReadReply { psn: p, va: reth.va, len: reth.dma_len, msn: self.msn };
         let outcome = if duplicate { Outcome::Duplicate } else { Outcome::Read };
-        Effect { outcome, response: None, completion: None, read: Some(read) }
+        Effect { outcome, response: None, completion: None, read: Some(read), atomic: None }
+    }
+
+    /// A COMPARE & SWAP or FETCH & ADD request at the ePSN, or behind it (`duplicate`: answered
+    /// with the saved result of the request with that PSN, nothing executed; one whose result
+    /// is no longer kept is not answered, as rxe). A new one comes between messages (else an
+    /// invalid request); its rkey must allow REMOTE_ATOMIC of the eight bytes (else a remote
+    /// access error), and its address must be 8-byte aligned (else an invalid request, IBTA
+    /// Vol 1 §9.4.5; checked after the key, as rxe); each puts the QP in error. It takes one
+    /// PSN and finishes a message.
+    fn atomic(&mut self, ctx: &QpContext, mrs: &[Option<MemoryRegion>], pkt: &RocePacket, duplicate: bool) -> Effect {
+        let p = pkt.bth.psn;
+        let none = Effect { outcome: Outcome::Duplicate, response: None, completion: None, read: None, atomic: None };
+        let a = pkt.ext.iter().find_map(|e| if let Ext::AtomicEth(a) = e { Some(*a) } else { None }).unwrap_or_default();
+        let op = if pkt.bth.opcode == OP_CMP_SWAP {
+            AtomicOp::CmpSwap { compare: a.compare, swap: a.swap_add }
+        } else {
+            AtomicOp::FetchAdd { add: a.swap_add }
+        };
+        if duplicate {
+            let saved = self.saved.iter().flatten().find(|s| s.psn == p);
+            return Effect { atomic: saved.map(|s| AtomicReply { psn: p, msn: s.msn, va: a.va, op, orig: Some(s.orig) }), ..none };
+        }
+        let nak = |s: &mut RspState, outcome, syndrome| {
+            s.error = true;
+            Effect { outcome, response: Some(Response { syndrome, psn: p, msn: s.msn }), ..none }
+        };
+        if self.in_msg || !pkt.payload.is_empty() {
+            return nak(self, Outcome::InvalidRequest, aeth::NAK_INVALID_REQUEST);
+        }
+        if let Err(e) = mr::check(mrs, a.rkey, ctx.pd, a.va, 8, mr::access::REMOTE_ATOMIC) {
+            return nak(self, Outcome::RemoteAccess(e), aeth::NAK_REMOTE_ACCESS);
+        }
+        if a.va % 8 != 0 {
+            return nak(self, Outcome::InvalidRequest, aeth::NAK_INVALID_REQUEST);
+        }
+        self.epsn = psn::add(self.epsn, 1);
+        self.nak_sent = false;
+        self.msn = psn::add(self.msn, 1);
+        Effect { outcome: Outcome::Atomic, atomic: Some(AtomicReply { psn: p, msn: self.msn, va: a.va, op, orig: None }), ..none }
+    }
+
+    /// The new atomic `reply` was executed and found `orig` in memory: its result is kept for
+    /// duplicates (the oldest kept one makes room).
+    pub fn executed(&mut self, reply: &AtomicReply, orig: u64) {
+        self.saved[self.saved_next] = Some(SavedAtomic { psn: reply.psn, msn: reply.msn, orig });
+        self.saved_next = (self.saved_next + 1) % SAVED_ATOMICS;
+    }
+}
+
+impl AtomicReply {
+    /// The ATOMIC Acknowledge for QP `ctx` of port `port`, once the original value is known.
+    pub fn descriptor(&self, port: &PortAddress, ctx: &QpContext, orig: u64) -> TxDescriptor {
+        let ack = Response { syndrome: aeth::ACK, psn: self.psn, msn: self.msn }.descriptor(port, ctx);
+        TxDescriptor { opcode: OP_ATOMIC_ACK, atomic: AtomicArgs { value: orig, compare: 0 }, ..ack }
     }
 }
 
@@ -421,6 +536,7 @@ impl Response {
             reth: Reth::default(),
             imm: 0,
             aeth: Aeth { syndrome: self.syndrome, msn: self.msn },
+            atomic: Default::default(),
             payload_len: 0,
         }
     }

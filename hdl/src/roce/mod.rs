@@ -1,5 +1,6 @@
 //! RoCE v2 transport: ICRC, BTH and extended-header parsing, the receive pipeline.
 
+pub mod atomic;
 pub mod completer;
 pub mod icrc;
 pub mod qp_table;

@@ -35,6 +35,7 @@ use rnic_spec::regs::{qp_state, QP_SLOT_BITS};
 use rnic_spec::desc::{cqe_flags, recv_wqe, CqOp, CqStatus, RECV_WQE_LEN};
 use crate::roce::completer::{KIND_IMPLIED_NAK, KIND_PLAIN, KIND_READ_DONE, KIND_READ_REFUSED};
 use crate::roce::read_table::{entry_at, RD_PTR};
+use crate::roce::response_tx::{JOB_ACK, JOB_ATOMIC, JOB_ATOMIC_DUP, JOB_READ};
 use rnic_spec::responder::{
     aeth, OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_ONLY, OP_SEND_ONLY_IMM, OP_WRITE_FIRST, OP_WRITE_ONLY_IMM,
 };
@@ -69,7 +70,12 @@ pack_word! {
 pack_word! { lsb_first Len64: 64 { len: 13 } }
 pack_word! {
     /// A queued READ to answer (`ResponseTx`): `len` bytes from `va` at path MTU 2^`pmtu`.
-    lsb_first ReadJob: 100 { va: 64, len: 32, pmtu: 4 }
+    lsb_first ReadJob: 201 { va: 64, len: 32, pmtu: 4 }
+}
+pack_word! {
+    /// A queued atomic (`ResponseTx`): at `va`, CmpSwap (`cas`) or FetchAdd, its operands, and
+    /// the QP slot whose saved results it joins or is looked up in.
+    lsb_first AtomicJob: 201 { va: 64, value: 64, compare: 64, cas: 1, qp: 8 }
 }
 
 fn ack_at(name: &str, plus: u64) -> Constant<Bits<9>> {
@@ -175,8 +181,13 @@ crate::hdl_block! {
         pub ack_psn: Signal<Out, Bits<24>>,
         pub ack_syndrome: Signal<Out, Bits<8>>,
         pub ack_msn: Signal<Out, Bits<24>>,
-        /// The head is an RDMA READ to answer (`ResponseTx`): from `ack_psn` on, with `ack_msn`.
-        pub ack_read: Signal<Out, Bit>,
+        /// What the head is (`response_tx::JOB_*`): an ACK / NAK, an RDMA READ to answer from
+        /// `ack_psn` on with `ack_msn`, or an atomic (new or duplicate) at `ack_va`.
+        pub ack_kind: Signal<Out, Bits<2>>,
+        pub ack_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
+        pub ack_cas: Signal<Out, Bit>,
+        pub ack_value: Signal<Out, Bits<64>>,
+        pub ack_compare: Signal<Out, Bits<64>>,
         pub ack_va: Signal<Out, Bits<64>>,
         pub ack_len: Signal<Out, Bits<32>>,
         pub ack_pmtu: Signal<Out, Bits<4>>,
@@ -321,12 +332,29 @@ crate::hdl_block! {
         rq_off: RqOffset,
         len64: Len64,
         ack_word: AckWord,
-        acks_q: crate::ram_fifo::RamFifo<5, 4, 374, 100, 1>,
+        acks_q: crate::ram_fifo::RamFifo<5, 4, 374, 201, 2>,
         read_job: ReadJob,
+        atomic_job: AtomicJob,
         /// The packet is a READ request behind the ePSN (executed again, the state kept).
         r_dup: DFF<Bit>,
-        /// The queued response is a READ's (`read_job`).
-        resp_read: DFF<Bit>,
+        /// The queued response's kind (`response_tx::JOB_*`).
+        resp_kind: DFF<Bits<2>>,
+        /// An atomic request's operands.
+        r_swap: DFF<Bits<64>>,
+        r_compare: DFF<Bits<64>>,
+        is_atomic: Signal<Local, Bit>,
+        misaligned: Signal<Local, Bit>,
+        op_cas: Constant<Bits<8>> = c::<8>(rnic_spec::responder::OP_CMP_SWAP as u64),
+        op_faa: Constant<Bits<8>> = c::<8>(rnic_spec::responder::OP_FETCH_ADD as u64),
+        need_atomic: Constant<Bits<4>> = c::<4>(access::REMOTE_ATOMIC as u64),
+        eight32: Constant<Bits<32>> = c::<32>(8),
+        align7: Constant<Bits<64>> = c::<64>(7),
+        job_ack: Constant<Bits<2>> = c::<2>(JOB_ACK),
+        job_read: Constant<Bits<2>> = c::<2>(JOB_READ),
+        job_atomic: Constant<Bits<2>> = c::<2>(JOB_ATOMIC),
+        job_atomic_dup: Constant<Bits<2>> = c::<2>(JOB_ATOMIC_DUP),
+        r_swap_at: Constant<Bits<9>> = rec_at("swap_add"),
+        r_compare_at: Constant<Bits<9>> = rec_at("compare"),
         c_pmtu: DFF<Bits<4>>,
         is_read: Signal<Local, Bit>,
         read_len_ok: Signal<Local, Bit>,
@@ -700,7 +728,7 @@ impl Logic for Responder {
             c_pd, epsn, msn, in_msg, in_send, nak_sent, w_va, w_left, count, rq_ci, qp_error, q_addr,
             q_len, q_lkey, q_error, resp, resp_syn, resp_psn, cmd_done, rc_pend, rc_q_index, rc_q_len, rc_q_op, rc_q_status,
             rc_q_imm, cached, fetching, discard, pf_look_tail, pf_flight_tail, pend_db, pend_db_qp, pend_take, pend_take_qp, kicked,
-            e_state, e_qp, e_fi, e_base, e_mask, dirty, fwd, r_committed, r_dup, resp_read, c_pmtu, issued_seq, done_seq, n_placed, n_acks, n_naks_seq, n_naks_invalid, n_naks_access,
+            e_state, e_qp, e_fi, e_base, e_mask, dirty, fwd, r_committed, r_dup, resp_kind, r_swap, r_compare, c_pmtu, issued_seq, done_seq, n_placed, n_acks, n_naks_seq, n_naks_invalid, n_naks_access,
             n_duplicates, n_bad_qp, n_set_aside, n_naks_rnr, n_naks_operational, n_receives, n_rq_wait, r_pkey, r_ipv6,
             r_ip_src, m_key, m_epoch, rechk, epoch, snap_valid, snap_epoch, snap_seq, fence, n_bad_source,
             rd_head, rd_n, rd_nak, rd_epoch, rr_rest, r_tail, rr, rr_va, rr_key, rr_last, cpl_pend, cpl_k, n_read_placed, n_read_dropped, n_implied
@@ -1102,11 +1130,17 @@ impl Logic for Responder {
         // An RDMA READ request: no payload, at most 2^31 bytes; it takes a PSN per response
         // packet (one for length 0).
         self.is_read.next = self.r_opcode.q.val() == self.op_read.val();
+        // COMPARE & SWAP, FETCH & ADD: no payload, eight bytes at an 8-byte aligned address.
+        self.is_atomic.next = (self.r_opcode.q.val() == self.op_cas.val()) | (self.r_opcode.q.val() == self.op_faa.val());
+        self.misaligned.next = (self.r_va.q.val() & self.align7.val()) != self.zero64.val();
         self.is_rresp.next = (self.r_opcode.q.val() >= self.op_rr_first.val()) & (self.r_opcode.q.val() <= self.op_rr_only.val());
         self.is_ack_op.next = self.r_opcode.q.val() == self.op_ack.val();
         self.read_len_ok.next = (self.len.val() == self.zero32.val()) & (self.r_dma_len.q.val() <= self.max_message.val());
         if self.is_read.val() {
             self.len_ok.next = self.read_len_ok.val();
+        }
+        if self.is_atomic.val() {
+            self.len_ok.next = self.len.val() == self.zero32.val();
         }
         self.read_round.next = self.r_dma_len.q.val() + (self.one32.val() << self.c_pmtu.q.val()) - self.one32.val();
         self.read_pkts.next = self.read_round.val() >> self.c_pmtu.q.val();
@@ -1175,11 +1209,19 @@ impl Logic for Responder {
         self.read_job.va.next = self.r_va.q.val();
         self.read_job.len.next = self.r_dma_len.q.val();
         self.read_job.pmtu.next = self.c_pmtu.q.val();
-        self.acks_q.wr_b.next = self.read_job.word.val();
-        self.acks_q.wr_c.next = self.zero1.val();
-        if self.resp_read.q.val() {
-            self.acks_q.wr_c.next = self.one1.val();
+        self.atomic_job.va.next = self.r_va.q.val();
+        self.atomic_job.value.next = self.r_swap.q.val();
+        self.atomic_job.compare.next = self.r_compare.q.val();
+        self.atomic_job.cas.next = self.zero1.val();
+        if self.r_opcode.q.val() == self.op_cas.val() {
+            self.atomic_job.cas.next = self.one1.val();
         }
+        self.atomic_job.qp.next = self.r_qp.q.val();
+        self.acks_q.wr_b.next = self.read_job.word.val();
+        if self.resp_kind.q.val().get_bit(1) {
+            self.acks_q.wr_b.next = self.atomic_job.word.val();
+        }
+        self.acks_q.wr_c.next = self.resp_kind.q.val();
         self.acks_q.tail.next = self.acks_tail.q.val();
         if self.ack_push.val() {
             self.acks_tail.d.next = self.acks_tail.q.val() + self.one5.val();
@@ -1191,7 +1233,11 @@ impl Logic for Responder {
         // (`ResponseTx` takes the head off only after it saw it valid, perhaps many cycles
         // later: the release is not asked again.)
         self.acks_q.out_ready.next = self.ack_ready.val();
-        self.ack_read.next = self.acks_q.out_c.val().any();
+        self.ack_kind.next = self.acks_q.out_c.val();
+        self.ack_value.next = self.acks_q.out_b.val().get_bits::<64>(64);
+        self.ack_compare.next = self.acks_q.out_b.val().get_bits::<64>(128);
+        self.ack_cas.next = self.acks_q.out_b.val().get_bit(192);
+        self.ack_qp.next = self.acks_q.out_b.val().get_bits::<QP_SLOT_BITS>(193);
         self.ack_va.next = self.acks_q.out_b.val().get_bits::<64>(0);
         self.ack_len.next = self.acks_q.out_b.val().get_bits::<32>(64);
         self.ack_pmtu.next = self.acks_q.out_b.val().get_bits::<4>(96);
@@ -1246,6 +1292,8 @@ impl Logic for Responder {
             self.r_pkey.d.next = self.rec_word0.val().get_bits::<16>(self.r_pkey_at.val().index());
             self.r_ipv6.d.next = self.rec_word0.val().get_bit(self.r_ipv6_at.val().index());
             self.r_ip_src.d.next = self.rec_word1.val().get_bits::<128>(self.r_ip_src_at.val().index());
+            self.r_swap.d.next = self.rec_word1.val().get_bits::<64>(self.r_swap_at.val().index());
+            self.r_compare.d.next = self.rec_word1.val().get_bits::<64>(self.r_compare_at.val().index());
             self.rechk.d.next = false;
             self.rr.d.next = (self.rec_op.val() >= self.op_rr_first.val()) & (self.rec_op.val() <= self.op_rr_only.val());
             self.rr_last.d.next = false;
@@ -1254,7 +1302,7 @@ impl Logic for Responder {
             self.db_hit.d.next = self.db_ok.val() & (self.rq_doorbell.val().get_bits::<QP_SLOT_BITS>(16) == self.rec_qp.val());
             self.db_val.d.next = self.rq_doorbell.val().get_bits::<16>(0);
             self.resp.d.next = false;
-            self.resp_read.d.next = false;
+            self.resp_kind.d.next = self.job_ack.val();
             self.rc_pend.d.next = false;
             self.rc_q_op.d.next = self.cq_recv.val();
             self.rc_q_imm.d.next = false;
@@ -1296,7 +1344,7 @@ impl Logic for Responder {
         // (A QP in error drops requests; acknowledges for its send queue still pass.)
         self.fail_qp.next = !self.r_qp_ok.q.val()
             | ((self.k_state.val() != self.rtr.val()) & (self.k_state.val() != self.rts.val()))
-            | (self.k_error.val() & (self.is_write.val() | self.is_send.val() | self.is_read.val() | self.is_rresp.val()));
+            | (self.k_error.val() & (self.is_write.val() | self.is_send.val() | self.is_read.val() | self.is_atomic.val() | self.is_rresp.val()));
         self.k_pkey.next = self.qp_word.val().get_bits::<16>(self.o_pkey.val().index());
         // The connected peer: its source address (and IP version), and a P_Key that matches the
         // QP's (low 15 bits equal, one of the two a full member; IBTA §10.9.3).
@@ -1310,11 +1358,13 @@ impl Logic for Responder {
             & !self.is_write.val()
             & !self.is_send.val()
             & !self.is_read.val()
+            & !self.is_atomic.val()
             & !self.is_rresp.val();
         // Answers to this card's requests: READ responses and ACKs, looked at with the QP's
         // oldest outstanding READ (P_RR).
         self.rr_go.next = !self.fail_qp.val() & self.from_peer.val() & (self.is_rresp.val() | self.is_ack_op.val());
-        self.ok_op.next = !self.fail_qp.val() & self.from_peer.val() & (self.is_write.val() | self.is_send.val() | self.is_read.val());
+        self.ok_op.next =
+            !self.fail_qp.val() & self.from_peer.val() & (self.is_write.val() | self.is_send.val() | self.is_read.val() | self.is_atomic.val());
         self.fail_dup.next = self.ok_op.val() & self.diff.val().get_bit(23);
         self.fail_seq.next = self.ok_op.val() & (self.diff.val() != self.zero24.val()) & !self.diff.val().get_bit(23);
         self.in_seq.next = self.ok_op.val() & (self.diff.val() == self.zero24.val());
@@ -1342,6 +1392,7 @@ impl Logic for Responder {
         self.stale.next = self.k_epoch.val() != self.epoch.q.val();
         self.mr_valid.next = ((self.state.q.val() == self.p_check.val()) & self.pass_all.val() & self.first.val() & self.is_write.val())
             | ((self.state.q.val() == self.p_check.val()) & self.is_read.val() & (self.pass_all.val() | (self.fail_dup.val() & self.len_ok.val())))
+            | ((self.state.q.val() == self.p_check.val()) & self.is_atomic.val() & self.pass_all.val())
             | (self.state.q.val() == self.p_mr_issue.val());
         self.mr_tag.next = self.epoch.q.val().get_bits::<16>(0);
         self.mr_key.next = self.r_rkey.q.val();
@@ -1351,6 +1402,10 @@ impl Logic for Responder {
         self.mr_need.next = self.need_write.val();
         if self.is_read.val() {
             self.mr_need.next = self.need_read.val();
+        }
+        if self.is_atomic.val() {
+            self.mr_need.next = self.need_atomic.val();
+            self.mr_len.next = self.eight32.val();
         }
         self.rechk_need.next = self.need_write.val();
         if self.is_send.val() {
@@ -1425,7 +1480,7 @@ impl Logic for Responder {
             self.rd_epoch.d.next = self.k_rd_epoch.val();
             self.r_tail.d.next = self.rt_tail.val();
             self.r_dup.d.next = self.fail_dup.val();
-            if self.pass_all.val() & self.is_read.val() {
+            if self.pass_all.val() & (self.is_read.val() | self.is_atomic.val()) {
                 self.state.d.next = self.p_mr_wait.val();
             }
             if self.fail_dup.val() {
@@ -1434,6 +1489,12 @@ impl Logic for Responder {
                 self.resp_syn.d.next = self.syn_ack.val();
                 self.resp_psn.d.next = self.r_psn.q.val();
                 self.n_duplicates.d.next = self.n_duplicates.q.val() + self.one32.val();
+            }
+            if self.fail_dup.val() & self.is_atomic.val() {
+                // A duplicate atomic is answered from its saved result (never executed again),
+                // whether it asks for an acknowledge or not.
+                self.resp.d.next = true;
+                self.resp_kind.d.next = self.job_atomic_dup.val();
             }
             if self.fail_dup.val() & self.is_read.val() {
                 // A duplicate READ is executed again from its PSN (its key checked again); one
@@ -1671,6 +1732,34 @@ impl Logic for Responder {
                 self.qp_error.d.next = true;
             }
         }
+        if self.verdict.val() & self.is_atomic.val() {
+            // An atomic whose key allows it and whose address is aligned: executed by
+            // `ResponseTx` in queue order (after every write before it is in memory); it takes
+            // one PSN and finishes a message. (Key first, then alignment, as rxe.)
+            self.dirty.d.next = true;
+            self.resp.d.next = true;
+            self.resp_psn.d.next = self.r_psn.q.val();
+            self.resp_syn.d.next = self.syn_ack.val();
+            if self.mr_res_error.val() != self.zero3.val() {
+                self.state.d.next = self.p_drain.val();
+                self.qp_error.d.next = true;
+                self.resp_syn.d.next = self.syn_access.val();
+                self.n_naks_access.d.next = self.n_naks_access.q.val() + self.one32.val();
+            }
+            if (self.mr_res_error.val() == self.zero3.val()) & self.misaligned.val() {
+                self.state.d.next = self.p_drain.val();
+                self.qp_error.d.next = true;
+                self.resp_syn.d.next = self.syn_invalid.val();
+                self.n_naks_invalid.d.next = self.n_naks_invalid.q.val() + self.one32.val();
+            }
+            if (self.mr_res_error.val() == self.zero3.val()) & !self.misaligned.val() {
+                self.state.d.next = self.p_ack.val();
+                self.resp_kind.d.next = self.job_atomic.val();
+                self.epsn.d.next = self.r_psn.q.val() + self.one24.val();
+                self.nak_sent.d.next = false;
+                self.msn.d.next = self.msn.q.val() + self.one24.val();
+            }
+        }
         if self.verdict.val() & self.is_read.val() {
             // A READ whose key allows it: its responses are queued like an acknowledge (after
             // every write before it is in memory); a new one moves the ePSN past its
@@ -1680,7 +1769,7 @@ impl Logic for Responder {
             self.resp_psn.d.next = self.r_psn.q.val();
             if self.mr_res_error.val() == self.zero3.val() {
                 self.state.d.next = self.p_ack.val();
-                self.resp_read.d.next = true;
+                self.resp_kind.d.next = self.job_read.val();
                 self.resp_syn.d.next = self.syn_ack.val();
                 if !self.r_dup.q.val() {
                     self.epsn.d.next = self.r_psn.q.val() + self.read_pkts.val().get_bits::<24>(0);
@@ -1792,7 +1881,7 @@ impl Logic for Responder {
         if self.ack_push.val() | ((self.state.q.val() == self.p_ack.val()) & self.r_committed.q.val()) {
             self.state.d.next = self.p_idle.val();
         }
-        if self.ack_push.val() & !self.resp_read.q.val() {
+        if self.ack_push.val() & (self.resp_kind.q.val() == self.job_ack.val()) {
             self.n_acks.d.next = self.n_acks.q.val() + self.one32.val();
         }
         // (An answer for a QP committed since its record was taken was the old QP's: dropped.)

@@ -1,6 +1,9 @@
 //! The responder's transmit side: each entry of the responder's response queue — an ACK / NAK,
-//! or an RDMA READ to answer — becomes packet descriptors for the transmit arbiter, and a READ's
-//! payload is read from host memory by DMA. The reference is `rnic_spec::responder::ReadReply`.
+//! an RDMA READ to answer, or an atomic to execute (or a duplicate one to answer again) —
+//! becomes packet descriptors for the transmit arbiter; a READ's payload is read from host
+//! memory by DMA, an atomic is executed by the `AtomicUnit` and answered with an ATOMIC
+//! Acknowledge carrying the original value. The reference is `rnic_spec::responder`
+//! (`ReadReply`, `AtomicReply`).
 //!
 //! ```text
 //!  response queue head ─► job ─┬─ issuer: DMA read per response packet (path MTU each) ─► beat buffer
@@ -22,9 +25,11 @@
 //! over; `job_done` is only raised for a head that was valid when its answer started.
 
 use crate::ram_fifo::RamFifo;
+use crate::roce::atomic::AtomicUnit;
+use rnic_spec::regs::QP_SLOT_BITS;
 use crate::roce::tx_header::LEN_BITS;
 use crate::stream::c;
-use rnic_spec::responder::{OP_ACK, OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_LAST, OP_READ_RESPONSE_MIDDLE, OP_READ_RESPONSE_ONLY};
+use rnic_spec::responder::{OP_ACK, OP_ATOMIC_ACK, OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_LAST, OP_READ_RESPONSE_MIDDLE, OP_READ_RESPONSE_ONLY};
 use rust_hdl::prelude::*;
 
 const S_IDLE: u64 = 0;
@@ -32,6 +37,15 @@ const S_DESC: u64 = 1;
 const S_DATA: u64 = 2;
 /// After a failed host read: the job's beats still coming are thrown away.
 const S_FLUSH: u64 = 3;
+/// An atomic job in the atomic unit.
+const S_ATOMIC: u64 = 4;
+
+/// Response queue entry kinds (`job_kind`).
+pub const JOB_ACK: u64 = 0;
+pub const JOB_READ: u64 = 1;
+pub const JOB_ATOMIC: u64 = 2;
+/// A duplicate atomic request: answered from the saved result.
+pub const JOB_ATOMIC_DUP: u64 = 3;
 /// Beat buffer: 512 beats of 64 bytes, eight 4096-byte packets — enough reads in flight to
 /// cover the host's read latency (800 ns) at the link's rate (two packets reached half of it).
 const BUF_ADDR: usize = 9;
@@ -41,11 +55,16 @@ const BUF_BEATS: u64 = 1 << BUF_ADDR;
 crate::hdl_block! {
     pub struct ResponseTx {
         pub clock: Signal<In, Clock>,
-        /// The response queue's head: an ACK / NAK (`syndrome`, `psn`, `msn`) or, with `read`,
-        /// a READ of `len` bytes from `va` at path MTU 2^`pmtu`.
+        /// The response queue's head (`kind`, `JOB_*`): an ACK / NAK (`syndrome`, `psn`,
+        /// `msn`), a READ of `len` bytes from `va` at path MTU 2^`pmtu`, or an atomic at `va`
+        /// (CmpSwap with `cas`, else FetchAdd; operands `value`, `compare`) for QP slot `qp`.
         pub job_valid: Signal<In, Bit>,
         pub job_done: Signal<Out, Bit>,
-        pub job_read: Signal<In, Bit>,
+        pub job_kind: Signal<In, Bits<2>>,
+        pub job_qp: Signal<In, Bits<QP_SLOT_BITS>>,
+        pub job_cas: Signal<In, Bit>,
+        pub job_value: Signal<In, Bits<64>>,
+        pub job_compare: Signal<In, Bits<64>>,
         pub job_syndrome: Signal<In, Bits<8>>,
         pub job_psn: Signal<In, Bits<24>>,
         pub job_msn: Signal<In, Bits<24>>,
@@ -60,6 +79,8 @@ crate::hdl_block! {
         pub d_syndrome: Signal<Out, Bits<8>>,
         pub d_msn: Signal<Out, Bits<24>>,
         pub d_payload_len: Signal<Out, Bits<LEN_BITS>>,
+        /// An ATOMIC Acknowledge's original value (AtomicAckETH).
+        pub d_atomic: Signal<Out, Bits<64>>,
         /// Payload beats of the descriptor handed over.
         pub pl_valid: Signal<Out, Bit>,
         pub pl_ready: Signal<In, Bit>,
@@ -73,15 +94,46 @@ crate::hdl_block! {
         pub rdd_ready: Signal<Out, Bit>,
         pub rdd_data: Signal<In, Bits<512>>,
         pub rdd_error: Signal<In, Bit>,
-        /// READ responses sent, and host reads for them that failed (answered with a NAK).
+        /// The atomic unit's writes (a `DmaWrite` share).
+        pub wr_valid: Signal<Out, Bit>,
+        pub wr_ready: Signal<In, Bit>,
+        pub wr_addr: Signal<Out, Bits<64>>,
+        pub wr_len: Signal<Out, Bits<16>>,
+        pub wd_valid: Signal<Out, Bit>,
+        pub wd_ready: Signal<In, Bit>,
+        pub wd_data: Signal<Out, Bits<512>>,
+        pub wr_done: Signal<In, Bit>,
+        /// A QP commit: the atomic unit forgets the QP's saved results.
+        pub qp_commit_valid: Signal<In, Bit>,
+        pub qp_commit: Signal<In, Bits<QP_SLOT_BITS>>,
+        /// READ responses sent, and host reads for them (or for atomics) that failed (answered
+        /// with a NAK); atomics executed, duplicates answered again, duplicates not answered.
         pub responses: Signal<Out, Bits<32>>,
         pub read_errors: Signal<Out, Bits<32>>,
+        pub atomics: Signal<Out, Bits<32>>,
+        pub atomic_replays: Signal<Out, Bits<32>>,
+        pub atomic_unanswered: Signal<Out, Bits<32>>,
+
+        atomic: AtomicUnit,
+        j_atomic: DFF<Bit>,
+        j_orig: DFF<Bits<64>>,
+        /// A new atomic's 8-byte read is still to be issued (at `i_addr`, `i_left` bytes).
+        a_rd: DFF<Bit>,
+        eight32: Constant<Bits<32>> = c::<32>(8),
+        at_skip: Signal<Local, Bit>,
+        in_atomic: Signal<Local, Bit>,
+        kind_ack: Constant<Bits<2>> = c::<2>(JOB_ACK),
+        kind_read: Constant<Bits<2>> = c::<2>(JOB_READ),
+        kind_dup: Constant<Bits<2>> = c::<2>(JOB_ATOMIC_DUP),
+        kind_atomic: Constant<Bits<2>> = c::<2>(JOB_ATOMIC),
+        op_atomic_ack: Constant<Bits<8>> = c::<8>(OP_ATOMIC_ACK as u64),
+        s_atomic: Constant<Bits<3>> = c::<3>(S_ATOMIC),
 
         beat_buf: RamFifo<BUF_PTR, BUF_ADDR, 512, 1, 1>,
         /// The issuer's next packet and the sender's packet.
         i_size: PacketSize,
         s_size: PacketSize,
-        state: DFF<Bits<2>>,
+        state: DFF<Bits<3>>,
         /// The job in hand: an acknowledge (not a READ), its AETH, path MTU.
         j_ack: DFF<Bit>,
         j_syn: DFF<Bits<8>>,
@@ -111,10 +163,10 @@ crate::hdl_block! {
         packet_end: Signal<Local, Bit>,
         err_end: Signal<Local, Bit>,
         issue: Signal<Local, Bit>,
-        s_idle: Constant<Bits<2>> = c::<2>(S_IDLE),
-        s_desc: Constant<Bits<2>> = c::<2>(S_DESC),
-        s_data: Constant<Bits<2>> = c::<2>(S_DATA),
-        s_flush: Constant<Bits<2>> = c::<2>(S_FLUSH),
+        s_idle: Constant<Bits<3>> = c::<3>(S_IDLE),
+        s_desc: Constant<Bits<3>> = c::<3>(S_DESC),
+        s_data: Constant<Bits<3>> = c::<3>(S_DATA),
+        s_flush: Constant<Bits<3>> = c::<3>(S_FLUSH),
         syn_operational: Constant<Bits<8>> = c::<8>(rnic_spec::responder::aeth::NAK_REMOTE_OPERATIONAL as u64),
         op_ack: Constant<Bits<8>> = c::<8>(OP_ACK as u64),
         op_first: Constant<Bits<8>> = c::<8>(OP_READ_RESPONSE_FIRST as u64),
@@ -138,7 +190,7 @@ impl Logic for ResponseTx {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, j_ack, j_err, j_syn, j_msn, j_pmtu, s_left, s_psn, s_first, s_cnt, i_active, i_left, i_addr, resv, tail, n_responses,
-            n_errors
+            n_errors, j_atomic, j_orig, a_rd
         );
         self.beat_buf.clock.next = self.clock.val();
         self.pmtu64.next = self.one64.val() << self.j_pmtu.q.val();
@@ -150,10 +202,17 @@ impl Logic for ResponseTx {
         self.s_size.pmtu_log.next = self.j_pmtu.q.val();
 
         // The issuer: a read per response packet while the buffer has room for its beats.
-        self.rd_valid.next = self.i_active.q.val()
-            & (((self.resv.q.val() - self.beat_buf.head.val()) + self.i_size.beats.val()) <= self.buf_beats.val());
+        // (The atomic unit reads while the issuer is idle: the two share the read port.)
+        self.in_atomic.next = self.state.q.val() == self.s_atomic.val();
+        self.at_skip.next = self.in_atomic.val() & self.atomic.done.val() & !self.atomic.answer.val() & !self.atomic.error.val();
+        self.rd_valid.next = (self.i_active.q.val()
+            & (((self.resv.q.val() - self.beat_buf.head.val()) + self.i_size.beats.val()) <= self.buf_beats.val()))
+            | self.a_rd.q.val();
         self.rd_addr.next = self.i_addr.q.val();
         self.rd_len.next = self.i_size.chunk.val().get_bits::<16>(0);
+        if self.a_rd.q.val() & self.rd_ready.val() {
+            self.a_rd.d.next = false;
+        }
         self.issue.next = self.i_active.q.val()
             & (((self.resv.q.val() - self.beat_buf.head.val()) + self.i_size.beats.val()) <= self.buf_beats.val())
             & self.rd_ready.val();
@@ -166,14 +225,14 @@ impl Logic for ResponseTx {
                 self.i_active.d.next = false;
             }
         }
-        // Every beat coming back has its room reserved.
+        // Every beat coming back has its room reserved (an atomic's goes to the atomic unit).
         self.rdd_ready.next = true;
-        self.beat_buf.wr_en.next = self.rdd_valid.val();
+        self.beat_buf.wr_en.next = self.rdd_valid.val() & !self.in_atomic.val();
         self.beat_buf.wr_addr.next = self.tail.q.val().get_bits::<BUF_ADDR>(0);
         self.beat_buf.wr_a.next = self.rdd_data.val();
         self.beat_buf.wr_b.next = self.one1.val();
         self.beat_buf.wr_c.next = self.one1.val();
-        if self.rdd_valid.val() {
+        if self.rdd_valid.val() & !self.in_atomic.val() {
             self.tail.d.next = self.tail.q.val() + self.one_ptr.val();
         }
         self.beat_buf.tail.next = self.tail.q.val();
@@ -203,6 +262,10 @@ impl Logic for ResponseTx {
             self.d_opcode.next = self.op_ack.val();
             self.d_payload_len.next = self.zero_len.val();
         }
+        if self.j_ack.q.val() & self.j_atomic.q.val() {
+            self.d_opcode.next = self.op_atomic_ack.val();
+        }
+        self.d_atomic.next = self.j_orig.q.val();
         // (Bytes a failed read returned never go out: the peer is told, its READ fails.)
         if self.j_err.q.val() & !self.j_ack.q.val() {
             self.d_syndrome.next = self.syn_operational.val();
@@ -238,7 +301,7 @@ impl Logic for ResponseTx {
         // (A NAK for a failed read ends the job; a read failing while a packet drains does
         // not end that packet's job: the NAK follows.)
         self.err_end.next = self.handed.val() & self.j_err.q.val() & !self.j_ack.q.val();
-        self.job_done.next = self.packet_end.val() & (self.j_ack.q.val() | self.err_end.val() | self.s_size.last.val());
+        self.job_done.next = (self.packet_end.val() & (self.j_ack.q.val() | self.err_end.val() | self.s_size.last.val())) | self.at_skip.val();
         if self.packet_end.val() {
             self.state.d.next = self.s_desc.val();
             self.s_left.d.next = self.s_left.q.val() - self.s_size.chunk.val();
@@ -256,9 +319,48 @@ impl Logic for ResponseTx {
         if (self.state.q.val() == self.s_flush.val()) & (self.beat_buf.head.val() == self.resv.q.val()) {
             self.state.d.next = self.s_idle.val();
         }
+        // The atomic unit: a job from the queue head; its end is an ATOMIC Acknowledge, a NAK
+        // (the host read failed), or nothing (a duplicate whose result is gone).
+        self.atomic.clock.next = self.clock.val();
+        self.atomic.qp_commit_valid.next = self.qp_commit_valid.val();
+        self.atomic.qp_commit.next = self.qp_commit.val();
+        self.atomic.go.next = (self.state.q.val() == self.s_idle.val()) & self.job_valid.val() & self.job_kind.val().get_bit(1);
+        self.atomic.go_qp.next = self.job_qp.val();
+        self.atomic.go_psn.next = self.job_psn.val();
+        self.atomic.go_msn.next = self.job_msn.val();
+        self.atomic.go_va.next = self.job_va.val();
+        self.atomic.go_cas.next = self.job_cas.val();
+        self.atomic.go_value.next = self.job_value.val();
+        self.atomic.go_compare.next = self.job_compare.val();
+        self.atomic.go_dup.next = self.job_kind.val() == self.kind_dup.val();
+        self.atomic.rdd_valid.next = self.rdd_valid.val() & self.in_atomic.val();
+        self.atomic.rdd_data.next = self.rdd_data.val().get_bits::<64>(0);
+        self.atomic.rdd_error.next = self.rdd_error.val();
+        self.wr_valid.next = self.atomic.wr_valid.val();
+        self.atomic.wr_ready.next = self.wr_ready.val();
+        self.wr_addr.next = self.atomic.wr_addr.val();
+        self.wr_len.next = self.atomic.wr_len.val();
+        self.wd_valid.next = self.atomic.wd_valid.val();
+        self.atomic.wd_ready.next = self.wd_ready.val();
+        self.wd_data.next = self.atomic.wd_data.val();
+        self.atomic.wr_done.next = self.wr_done.val();
+        if self.in_atomic.val() & self.atomic.done.val() {
+            self.state.d.next = self.s_desc.val();
+            self.j_ack.d.next = self.atomic.answer.val();
+            self.j_msn.d.next = self.atomic.msn.val();
+            self.j_orig.d.next = self.atomic.orig.val();
+            if self.at_skip.val() {
+                self.state.d.next = self.s_idle.val();
+            }
+        }
         if (self.state.q.val() == self.s_idle.val()) & self.job_valid.val() {
             self.state.d.next = self.s_desc.val();
-            self.j_ack.d.next = !self.job_read.val();
+            if self.job_kind.val().get_bit(1) {
+                self.state.d.next = self.s_atomic.val();
+            }
+            self.j_ack.d.next = self.job_kind.val() == self.kind_ack.val();
+            self.j_atomic.d.next = self.job_kind.val().get_bit(1);
+            self.a_rd.d.next = self.job_kind.val() == self.kind_atomic.val();
             self.j_err.d.next = false;
             self.j_syn.d.next = self.job_syndrome.val();
             self.j_msn.d.next = self.job_msn.val();
@@ -266,12 +368,18 @@ impl Logic for ResponseTx {
             self.s_left.d.next = self.job_len.val();
             self.s_psn.d.next = self.job_psn.val();
             self.s_first.d.next = true;
-            self.i_active.d.next = self.job_read.val() & (self.job_len.val() != self.zero32.val());
+            self.i_active.d.next = (self.job_kind.val() == self.kind_read.val()) & (self.job_len.val() != self.zero32.val());
             self.i_left.d.next = self.job_len.val();
+            if self.job_kind.val().get_bit(1) {
+                self.i_left.d.next = self.eight32.val();
+            }
             self.i_addr.d.next = self.job_va.val();
         }
         self.responses.next = self.n_responses.q.val();
         self.read_errors.next = self.n_errors.q.val();
+        self.atomics.next = self.atomic.executed.val();
+        self.atomic_replays.next = self.atomic.replayed.val();
+        self.atomic_unanswered.next = self.atomic.unanswered.val();
     }
 }
 

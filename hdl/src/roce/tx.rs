@@ -235,6 +235,8 @@ crate::hdl_block! {
         pub hdr_imm: Signal<In, Bits<32>>,
         pub hdr_aeth_syndrome: Signal<In, Bits<8>>,
         pub hdr_aeth_msn: Signal<In, Bits<24>>,
+        pub hdr_atomic_value: Signal<In, Bits<64>>,
+        pub hdr_atomic_compare: Signal<In, Bits<64>>,
         pub hdr_payload_len: Signal<In, Bits<LEN_BITS>>,
         /// Payload beats, ceil(payload length / 64) per packet, byte 0 first.
         pub pl_valid: Signal<In, Bit>,
@@ -303,6 +305,8 @@ impl Logic for RoceTx {
         self.header.in_imm.next = self.hdr_imm.val();
         self.header.in_aeth_syndrome.next = self.hdr_aeth_syndrome.val();
         self.header.in_aeth_msn.next = self.hdr_aeth_msn.val();
+        self.header.in_atomic_value.next = self.hdr_atomic_value.val();
+        self.header.in_atomic_compare.next = self.hdr_atomic_compare.val();
         self.header.in_payload_len.next = self.hdr_payload_len.val();
 
         self.assemble.clock.next = self.clock.val();

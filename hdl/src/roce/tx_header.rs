@@ -1,11 +1,11 @@
 //! Transmit header builder: one packet descriptor in, the packet's headers out as two beats
 //! (Ethernet, optional 802.1Q, IPv4 or IPv6, UDP, BTH and the extended headers its opcode
-//! takes: RETH, ImmDt, AETH), with every length, the pad count and the IPv4 checksum filled in,
+//! takes: RETH, ImmDt, AETH, AtomicETH, AtomicAckETH), with every length, the pad count and the IPv4 checksum filled in,
 //! and the frame's layout for the assembler and the CRC blocks.
 //!
 //! Each header is packed big-endian in wire order by a [`pack_word!`] leaf; the variable
-//! layouts are joined by 2:1 choices between fixed packings (VLAN or not, IPv4 or IPv6, RETH
-//! or a single 4-byte header), so no stage shifts by a run-time amount. The joined 128-byte
+//! layouts are joined by choices between fixed packings (VLAN or not, IPv4 or IPv6; RETH,
+//! AtomicETH, AETH + AtomicAckETH or a single 4-byte header), so no stage shifts by a run-time amount. The joined 128-byte
 //! word is byte-reversed into `tdata` order.
 //!
 //! Three stages with one advance signal (`out_ready` or an empty output): R registers the
@@ -15,7 +15,7 @@
 use crate::pack_word;
 use crate::stream::{c, numbers, ByteReverse, BEAT_BYTES};
 use rnic_spec::wire::eth::{ETHERTYPE_IPV4, ETHERTYPE_IPV6, ETHERTYPE_VLAN, ETH_LEN, ETH_VLAN_LEN};
-use rnic_spec::wire::ib::{BTH_LEN, ICRC_LEN, IMMDT_LEN, RETH_LEN};
+use rnic_spec::wire::ib::{ATOMIC_ACK_ETH_LEN, ATOMIC_ETH_LEN, BTH_LEN, ICRC_LEN, IMMDT_LEN, RETH_LEN};
 use rnic_spec::wire::ip::{IPV4_LEN, IPV6_LEN, PROTO_UDP};
 use rnic_spec::wire::tx::{tx_ext, tx_opcodes, IPV4_FLAGS_DF};
 use rnic_spec::wire::udp::UDP_LEN;
@@ -27,7 +27,7 @@ pub const LEN_BITS: usize = 13;
 /// Ethernet FCS bytes.
 pub const FCS_LEN: usize = 4;
 
-const N_TX_OPS: usize = 18;
+const N_TX_OPS: usize = 21;
 
 pack_word! { msb_first EthPlain: 112 { dst: 48, src: 48, ethertype: 16 } }
 pack_word! { msb_first EthVlan: 144 { dst: 48, src: 48, tpid: 16, tci: 16, ethertype: 16 } }
@@ -43,21 +43,23 @@ pack_word! {
         src: 128, dst: 128,
     }
 }
-pack_word! { msb_first RethImm: 160 { va: 64, rkey: 32, dma_len: 32, imm: 32 } }
-pack_word! { msb_first Ext4: 160 { hdr: 32 } }
+pack_word! { msb_first RethImm: 224 { va: 64, rkey: 32, dma_len: 32, imm: 32 } }
+pack_word! { msb_first Ext4: 224 { hdr: 32 } }
+pack_word! { msb_first AtomicPack: 224 { va: 64, rkey: 32, value: 64, compare: 64 } }
+pack_word! { msb_first AethAtomicAck: 224 { aeth: 32, value: 64 } }
 pack_word! { msb_first Aeth: 32 { syndrome: 8, msn: 24 } }
 pack_word! {
-    /// UDP, BTH and up to 20 bytes of extended headers.
-    msb_first Transport: 320 {
+    /// UDP, BTH and up to 28 bytes of extended headers.
+    msb_first Transport: 384 {
         src_port: 16, dst_port: 16, length: 16, checksum: 16, opcode: 8, se: 1, mig: 1, pad: 2,
         tver: 4, pkey: 16, fecn: 1, becn: 1, resv6: 6, dest_qp: 24, ack_req: 1, resv7: 7, psn: 24,
-        ext: 160,
+        ext: 224,
     }
 }
-pack_word! { msb_first L3v4: 640 { ip: 160, transport: 320 } }
-pack_word! { msb_first L3v6: 640 { ip: 320, transport: 320 } }
-pack_word! { msb_first HdrPlain: 1024 { eth: 112, l3: 640 } }
-pack_word! { msb_first HdrVlan: 1024 { eth: 144, l3: 640 } }
+pack_word! { msb_first L3v4: 704 { ip: 160, transport: 384 } }
+pack_word! { msb_first L3v6: 704 { ip: 320, transport: 384 } }
+pack_word! { msb_first HdrPlain: 1024 { eth: 112, l3: 704 } }
+pack_word! { msb_first HdrVlan: 1024 { eth: 144, l3: 704 } }
 // Widening for the length and checksum sums (rust-hdl cannot widen without lint warnings).
 pack_word! { lsb_first Widen16: 20 { x: 16 } }
 pack_word! { lsb_first LenWord: 16 { len: 13 } }
@@ -96,6 +98,10 @@ crate::hdl_block! {
         pub in_imm: Signal<In, Bits<32>>,
         pub in_aeth_syndrome: Signal<In, Bits<8>>,
         pub in_aeth_msn: Signal<In, Bits<24>>,
+        /// AtomicETH's swap / add operand, or AtomicAckETH's original value.
+        pub in_atomic_value: Signal<In, Bits<64>>,
+        /// AtomicETH's compare operand.
+        pub in_atomic_compare: Signal<In, Bits<64>>,
         pub in_payload_len: Signal<In, Bits<LEN_BITS>>,
         /// The MAC appends an FCS (soft MAC); otherwise the frame ends after the ICRC.
         pub fcs_enable: Signal<In, Bit>,
@@ -129,6 +135,8 @@ crate::hdl_block! {
         ipv6: Ipv6Pack,
         reth_imm: RethImm,
         ext4: Ext4,
+        atomic_pack: AtomicPack,
+        aeth_atomic_ack: AethAtomicAck,
         aeth: Aeth,
         transport: Transport,
         l3v4: L3v4,
@@ -143,9 +151,11 @@ crate::hdl_block! {
         ttl_word: TtlWord,
 
         op_code: [Constant<Bits<8>>; N_TX_OPS] = tx_op_table(|code| code as u64),
-        op_reth: [Constant<Bits<1>>; N_TX_OPS] = tx_op_table(|code| tx_ext(code).unwrap().0 as u64),
-        op_imm: [Constant<Bits<1>>; N_TX_OPS] = tx_op_table(|code| tx_ext(code).unwrap().1 as u64),
-        op_aeth: [Constant<Bits<1>>; N_TX_OPS] = tx_op_table(|code| tx_ext(code).unwrap().2 as u64),
+        op_reth: [Constant<Bits<1>>; N_TX_OPS] = tx_op_table(|code| tx_ext(code).unwrap().reth as u64),
+        op_imm: [Constant<Bits<1>>; N_TX_OPS] = tx_op_table(|code| tx_ext(code).unwrap().imm as u64),
+        op_aeth: [Constant<Bits<1>>; N_TX_OPS] = tx_op_table(|code| tx_ext(code).unwrap().aeth as u64),
+        op_atomic: [Constant<Bits<1>>; N_TX_OPS] = tx_op_table(|code| tx_ext(code).unwrap().atomic as u64),
+        op_atomic_ack: [Constant<Bits<1>>; N_TX_OPS] = tx_op_table(|code| tx_ext(code).unwrap().atomic_ack as u64),
         ethertype_v4: Constant<Bits<16>> = c::<16>(ETHERTYPE_IPV4 as u64),
         ethertype_v6: Constant<Bits<16>> = c::<16>(ETHERTYPE_IPV6 as u64),
         tpid: Constant<Bits<16>> = c::<16>(ETHERTYPE_VLAN as u64),
@@ -164,6 +174,8 @@ crate::hdl_block! {
         zero32: Constant<Bits<32>> = c::<32>(0),
         len_reth: Constant<Bits<16>> = c::<16>(RETH_LEN as u64),
         len_4: Constant<Bits<16>> = c::<16>(IMMDT_LEN as u64),
+        len_atomic: Constant<Bits<16>> = c::<16>(ATOMIC_ETH_LEN as u64),
+        len_atomic_ack: Constant<Bits<16>> = c::<16>(ATOMIC_ACK_ETH_LEN as u64),
         /// UDP + BTH + ICRC, the fixed part of the UDP length.
         udp_fixed: Constant<Bits<16>> = c::<16>((UDP_LEN + BTH_LEN + ICRC_LEN) as u64),
         ipv4_len: Constant<Bits<16>> = c::<16>(IPV4_LEN as u64),
@@ -208,6 +220,8 @@ crate::hdl_block! {
         r_imm: DFF<Bits<32>>,
         r_aeth_syndrome: DFF<Bits<8>>,
         r_aeth_msn: DFF<Bits<24>>,
+        r_atomic_value: DFF<Bits<64>>,
+        r_atomic_compare: DFF<Bits<64>>,
         r_payload_len: DFF<Bits<LEN_BITS>>,
         r_fcs: DFF<Bit>,
         // Stage L: everything of R plus lengths and the checksum's fixed part.
@@ -231,6 +245,10 @@ crate::hdl_block! {
         l_ack_req: DFF<Bit>,
         l_psn: DFF<Bits<24>>,
         l_reth: DFF<Bit>,
+        l_atomic: DFF<Bit>,
+        l_atomic_ack: DFF<Bit>,
+        l_atomic_value: DFF<Bits<64>>,
+        l_atomic_compare: DFF<Bits<64>>,
         l_ext_word: DFF<Bits<32>>,
         l_va: DFF<Bits<64>>,
         l_rkey: DFF<Bits<32>>,
@@ -262,6 +280,8 @@ crate::hdl_block! {
         has_reth: Signal<Local, Bit>,
         has_imm: Signal<Local, Bit>,
         has_aeth: Signal<Local, Bit>,
+        has_atomic: Signal<Local, Bit>,
+        has_atomic_ack: Signal<Local, Bit>,
         ext_len: Signal<Local, Bits<16>>,
         pad: Signal<Local, Bits<16>>,
         ext_word: Signal<Local, Bits<32>>,
@@ -279,7 +299,7 @@ crate::hdl_block! {
         icrc_at: Signal<Local, Bits<16>>,
         pl_shift: Signal<Local, Bits<16>>,
         hdr: Signal<Local, Bits<1024>>,
-        l3: Signal<Local, Bits<640>>,
+        l3: Signal<Local, Bits<704>>,
     }
 }
 
@@ -295,9 +315,9 @@ impl Logic for TxHeader {
         dff_setup!(
             self, clock, r_valid, r_eth_dst, r_eth_src, r_vlan, r_vlan_tci, r_ipv6, r_ip_src, r_ip_dst, r_dscp,
             r_ecn, r_ttl, r_flow_label, r_udp_src_port, r_opcode, r_se, r_pkey, r_dest_qp, r_ack_req, r_psn, r_va,
-            r_rkey, r_dma_len, r_imm, r_aeth_syndrome, r_aeth_msn, r_payload_len, r_fcs, l_valid, l_eth_dst,
+            r_rkey, r_dma_len, r_imm, r_aeth_syndrome, r_aeth_msn, r_atomic_value, r_atomic_compare, r_payload_len, r_fcs, l_valid, l_eth_dst,
             l_eth_src, l_vlan, l_vlan_tci, l_ipv6, l_ip_src, l_ip_dst, l_dscp, l_ecn, l_ttl, l_flow_label,
-            l_udp_src_port, l_opcode, l_se, l_pkey, l_dest_qp, l_ack_req, l_psn, l_reth, l_ext_word, l_va, l_rkey,
+            l_udp_src_port, l_opcode, l_se, l_pkey, l_dest_qp, l_ack_req, l_psn, l_reth, l_atomic, l_atomic_ack, l_atomic_value, l_atomic_compare, l_ext_word, l_va, l_rkey,
             l_dma_len, l_imm, l_pl_end, l_pl_beats, l_pad, l_fcs, l_layout, l_udp_len, l_hdr_len, l_frame_len,
             l_csum_part, h_valid, h_beat0, h_beat1, h_hdr_long, h_pl_shift, h_pl_end, h_pl_beats, h_icrc_end, h_fcs_tag,
             h_frame_len, h_layout
@@ -333,6 +353,8 @@ impl Logic for TxHeader {
             self.r_imm.d.next = self.in_imm.val();
             self.r_aeth_syndrome.d.next = self.in_aeth_syndrome.val();
             self.r_aeth_msn.d.next = self.in_aeth_msn.val();
+            self.r_atomic_value.d.next = self.in_atomic_value.val();
+            self.r_atomic_compare.d.next = self.in_atomic_compare.val();
             self.r_payload_len.d.next = self.in_payload_len.val();
             self.r_fcs.d.next = self.fcs_enable.val();
         }
@@ -341,11 +363,15 @@ impl Logic for TxHeader {
         self.has_reth.next = false;
         self.has_imm.next = false;
         self.has_aeth.next = false;
-        for i in 0..18 {
+        self.has_atomic.next = false;
+        self.has_atomic_ack.next = false;
+        for i in 0..21 {
             if self.r_opcode.q.val() == self.op_code[i].val() {
                 self.has_reth.next = self.op_reth[i].val().any();
                 self.has_imm.next = self.op_imm[i].val().any();
                 self.has_aeth.next = self.op_aeth[i].val().any();
+                self.has_atomic.next = self.op_atomic[i].val().any();
+                self.has_atomic_ack.next = self.op_atomic_ack[i].val().any();
             }
         }
         self.ext_len.next = self.zero16.val();
@@ -354,6 +380,12 @@ impl Logic for TxHeader {
         }
         if self.has_imm.val() | self.has_aeth.val() {
             self.ext_len.next = self.ext_len.val() + self.len_4.val();
+        }
+        if self.has_atomic.val() {
+            self.ext_len.next = self.len_atomic.val();
+        }
+        if self.has_atomic_ack.val() {
+            self.ext_len.next = self.len_4.val() + self.len_atomic_ack.val();
         }
         self.aeth.syndrome.next = self.r_aeth_syndrome.q.val();
         self.aeth.msn.next = self.r_aeth_msn.q.val();
@@ -419,6 +451,10 @@ impl Logic for TxHeader {
             self.l_ack_req.d.next = self.r_ack_req.q.val();
             self.l_psn.d.next = self.r_psn.q.val();
             self.l_reth.d.next = self.has_reth.val();
+            self.l_atomic.d.next = self.has_atomic.val();
+            self.l_atomic_ack.d.next = self.has_atomic_ack.val();
+            self.l_atomic_value.d.next = self.r_atomic_value.q.val();
+            self.l_atomic_compare.d.next = self.r_atomic_compare.q.val();
             self.l_va.d.next = self.r_va.q.val();
             self.l_rkey.d.next = self.r_rkey.q.val();
             self.l_dma_len.d.next = self.r_dma_len.q.val();
@@ -481,6 +517,12 @@ impl Logic for TxHeader {
         self.reth_imm.dma_len.next = self.l_dma_len.q.val();
         self.reth_imm.imm.next = self.l_imm.q.val();
         self.ext4.hdr.next = self.l_ext_word.q.val();
+        self.atomic_pack.va.next = self.l_va.q.val();
+        self.atomic_pack.rkey.next = self.l_rkey.q.val();
+        self.atomic_pack.value.next = self.l_atomic_value.q.val();
+        self.atomic_pack.compare.next = self.l_atomic_compare.q.val();
+        self.aeth_atomic_ack.aeth.next = self.l_ext_word.q.val();
+        self.aeth_atomic_ack.value.next = self.l_atomic_value.q.val();
         self.transport.src_port.next = self.l_udp_src_port.q.val();
         self.transport.dst_port.next = self.roce_port.val();
         self.transport.length.next = self.l_udp_len.q.val();
@@ -507,6 +549,12 @@ impl Logic for TxHeader {
         self.transport.ext.next = self.ext4.word.val();
         if self.l_reth.q.val() {
             self.transport.ext.next = self.reth_imm.word.val();
+        }
+        if self.l_atomic.q.val() {
+            self.transport.ext.next = self.atomic_pack.word.val();
+        }
+        if self.l_atomic_ack.q.val() {
+            self.transport.ext.next = self.aeth_atomic_ack.word.val();
         }
         self.l3v4.ip.next = self.ipv4.word.val();
         self.l3v4.transport.next = self.transport.word.val();
