@@ -120,6 +120,7 @@ crate::hdl_block! {
         /// A new atomic's 8-byte read is still to be issued (at `i_addr`, `i_left` bytes).
         a_rd: DFF<Bit>,
         eight32: Constant<Bits<32>> = c::<32>(8),
+        pmtu_4096: Constant<Bits<4>> = c::<4>(12),
         at_skip: Signal<Local, Bit>,
         in_atomic: Signal<Local, Bit>,
         kind_ack: Constant<Bits<2>> = c::<2>(JOB_ACK),
@@ -365,6 +366,10 @@ impl Logic for ResponseTx {
             self.j_syn.d.next = self.job_syndrome.val();
             self.j_msn.d.next = self.job_msn.val();
             self.j_pmtu.d.next = self.job_pmtu.val();
+            // (An atomic's job word has no path MTU: its 8-byte read must not be cut to one.)
+            if self.job_kind.val().get_bit(1) {
+                self.j_pmtu.d.next = self.pmtu_4096.val();
+            }
             self.s_left.d.next = self.job_len.val();
             self.s_psn.d.next = self.job_psn.val();
             self.s_first.d.next = true;
