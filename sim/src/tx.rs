@@ -281,7 +281,9 @@ pub fn random_descriptor(rng: &mut SmallRng, max_payload: usize) -> TxDescriptor
         ecn: rng.gen_range(0..4),
         ttl: rng.gen(),
         flow_label: rng.gen_range(0..1 << 20),
-        udp_src_port: rng.gen(),
+        // RoCE v2 senders pick source ports from the dynamic range (A17.5.1.1): a well-known low
+        // port would also make Wireshark decode the datagram as that protocol.
+        udp_src_port: rng.gen_range(0xC000..=0xFFFF),
         opcode,
         se: rng.gen(),
         pkey: rng.gen(),
