@@ -240,3 +240,48 @@ fn refused_atomics_get_the_models_nak_and_change_nothing() {
     }
 }
 
+
+#[test]
+fn dereg_mr_waits_for_the_atomics_and_reads_queued_under_the_key() {
+    // A slow host (12 µs to answer a write) keeps three FETCH & ADDs and a READ behind them
+    // in the response queue while the region is deregistered: `dereg_mr` returns only after
+    // they ran, and the card touches the region no more after that.
+    let host = rnic_sim::host::HostTiming { write_cycles: 3000, ..Default::default() };
+    let (world, mut a, mut b) = rnic_driver::sim_pair::try_two_cards_with_host(LinkConfig::default(), host).unwrap();
+    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
+    let buf = b.alloc_buf(4096, 4096).unwrap();
+    b.write_buf(buf.iova, &[0; 4096]).unwrap();
+    let mr = b.reg_mr(pb, buf.iova, 4096, access::REMOTE_ATOMIC | access::REMOTE_READ).unwrap();
+    let (cqa, cqb) = (a.create_cq(4).unwrap(), b.create_cq(4).unwrap());
+    let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
+    let (_qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (0, 0)).unwrap();
+    let ctx = *qb.context();
+    let reth = Reth { va: buf.iova, rkey: mr.key(), dma_len: 0 };
+    for psn in 0..3 {
+        let mut d = raw_request(&ctx, qb.qpn, OP_FETCH_ADD, psn, reth, 0, true);
+        d.atomic = AtomicArgs { value: 1, compare: 0 };
+        world.borrow_mut().nics[0].send(d, &[]);
+    }
+    world.borrow_mut().nics[0].send(raw_request(&ctx, qb.qpn, OP_READ_REQUEST, 3, Reth { dma_len: 4096, ..reth }, 0, true), &[]);
+    world.borrow_mut().nics[1].dma_write.log = Some(Vec::new());
+    world.borrow_mut().nics[1].dma_read.log = Some(Vec::new());
+    // All four are in; the first atomic waits for its write.
+    world.borrow_mut().run_until(20_000, |w| w.link_idle());
+    world.borrow_mut().run_until(300, |_| false);
+    assert_eq!(b.dev.read("responder", "atomics").unwrap(), 0, "the first atomic still waits for the host");
+    b.dereg_mr(mr).unwrap();
+    let returned = world.borrow().nics[1].cycles();
+    assert_eq!(b.dev.read("responder", "atomics").unwrap(), 3, "dereg_mr returned after the queued atomics");
+    world.borrow_mut().run_until(100_000, |w| w.link_idle() && w.sent_by(1).count() == 7);
+    world.borrow_mut().run_until(5_000, |_| false);
+    let region = buf.iova..buf.iova + 4096;
+    let w = world.borrow();
+    for (what, log) in [("wrote", &w.nics[1].dma_write.log), ("read", &w.nics[1].dma_read.log)] {
+        let late: Vec<_> = log.iter().flatten().filter(|x| region.contains(&x.addr) && x.cycle >= returned).collect();
+        assert!(late.is_empty(), "card 1 {what} the region after dereg_mr returned (cycle {returned}): {late:?}");
+    }
+    let ops: Vec<u8> = w.sent_by(1).map(|(_, f)| classify(f, RxConfig { fcs: false }).packet.unwrap().bth.opcode).collect();
+    assert_eq!(ops, [0x12, 0x12, 0x12, 0x0D, 0x0E, 0x0E, 0x0F], "three ATOMIC Acknowledges, the READ's four responses");
+    drop(w);
+    assert_eq!(word(&b.read_buf(buf.iova, 8).unwrap(), 0), 3);
+}

@@ -49,7 +49,7 @@ impl std::fmt::Display for DeviceError {
 impl std::error::Error for DeviceError {}
 
 /// Register reads `clear_mr` waits for the fence (each is a BAR round trip: far longer than
-/// the card needs to drain a packet and its writes).
+/// the card needs to drain a packet and its writes, and the READs and atomics queued before).
 const MR_FENCE_POLLS: usize = 10_000;
 
 impl From<BusError> for DeviceError {
@@ -243,7 +243,7 @@ impl<B: Bus> Device<B> {
                 return Ok(());
             }
         }
-        Err(DeviceError::Stuck { what: "finish the writes under a deregistered region", register: "responder.mr_fence", value, want })
+        Err(DeviceError::Stuck { what: "finish the writes, READs and atomics under a deregistered region", register: "responder.mr_fence", value, want })
     }
 
     /// Sweep the card's tables to what a reset leaves: every QP in RESET with nothing

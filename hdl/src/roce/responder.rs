@@ -603,12 +603,16 @@ crate::hdl_block! {
         m_epoch: DFF<Bits<32>>,
         /// The check in flight is a later packet's check against `m_key`.
         rechk: DFF<Bit>,
-        /// Region commits, and the fence: a snapshot of (epoch, writes issued) taken between
-        /// packets becomes the fence once the host has acknowledged those writes.
+        /// Region commits, and the fence: a snapshot of (epoch, writes issued, response queue
+        /// tail) taken between packets becomes the fence once the host has acknowledged those
+        /// writes and the queue has answered every entry before that tail (a READ or an atomic
+        /// admitted under an old key reads and writes the host when `ResponseTx` takes it up).
         epoch: DFF<Bits<32>>,
         snap_valid: DFF<Bit>,
         snap_epoch: DFF<Bits<32>>,
         snap_seq: DFF<Bits<32>>,
+        snap_tail: DFF<Bits<5>>,
+        snap_drained: DFF<Bit>,
         fence: DFF<Bits<32>>,
         // The receive WQE being read.
         q_addr: DFF<Bits<64>>,
@@ -730,7 +734,7 @@ impl Logic for Responder {
             rc_q_imm, cached, fetching, discard, pf_look_tail, pf_flight_tail, pend_db, pend_db_qp, pend_take, pend_take_qp, kicked,
             e_state, e_qp, e_fi, e_base, e_mask, dirty, fwd, r_committed, r_dup, resp_kind, r_swap, r_compare, c_pmtu, issued_seq, done_seq, n_placed, n_acks, n_naks_seq, n_naks_invalid, n_naks_access,
             n_duplicates, n_bad_qp, n_set_aside, n_naks_rnr, n_naks_operational, n_receives, n_rq_wait, r_pkey, r_ipv6,
-            r_ip_src, m_key, m_epoch, rechk, epoch, snap_valid, snap_epoch, snap_seq, fence, n_bad_source,
+            r_ip_src, m_key, m_epoch, rechk, epoch, snap_valid, snap_epoch, snap_seq, snap_tail, snap_drained, fence, n_bad_source,
             rd_head, rd_n, rd_nak, rd_epoch, rr_rest, r_tail, rr, rr_va, rr_key, rr_last, cpl_pend, cpl_k, n_read_placed, n_read_dropped, n_implied
         );
         self.ctx_table.clock.next = self.clock.val();
@@ -808,8 +812,9 @@ impl Logic for Responder {
         self.st_back.epoch.next = self.m_epoch.q.val();
 
         // The region epoch and the fence `dereg_mr` waits for: once the FSM is between packets
-        // every write admitted under an older epoch has been issued; once the host has
-        // acknowledged those, none is left.
+        // every write admitted under an older epoch has been issued, and every READ or atomic
+        // queued; once the host has acknowledged those writes and the queue has answered those
+        // entries (an atomic's write acknowledged too), none is left.
         if self.mr_commit.val() {
             self.epoch.d.next = self.epoch.q.val() + self.one32.val();
         }
@@ -817,8 +822,14 @@ impl Logic for Responder {
             self.snap_valid.d.next = true;
             self.snap_epoch.d.next = self.epoch.q.val();
             self.snap_seq.d.next = self.issued_seq.q.val();
+            self.snap_tail.d.next = self.acks_tail.q.val();
+            self.snap_drained.d.next = false;
         }
-        if self.snap_valid.q.val() & ((self.done_seq.q.val() - self.snap_seq.q.val()) < self.half32.val()) {
+        // (The head moves one entry at a time: it meets the snapshot's tail on its way.)
+        if self.snap_valid.q.val() & (self.acks_q.head.val() == self.snap_tail.q.val()) {
+            self.snap_drained.d.next = true;
+        }
+        if self.snap_valid.q.val() & self.snap_drained.q.val() & ((self.done_seq.q.val() - self.snap_seq.q.val()) < self.half32.val()) {
             self.snap_valid.d.next = false;
             self.fence.d.next = self.snap_epoch.q.val();
         }
