@@ -194,11 +194,11 @@ impl Fuzz {
         }
         let (addr, len, lkey) = self.recv_buffer(self.qps[q].pd);
         let len = len.min(4 * self.qps[q].pmtu);
-        let wr = SendWr { wr_id: 0, op: SendOp::Read, flags: 0, local_addr: addr, length: len, lkey, remote_addr: 0x1000, rkey: 0x77, imm: 0 };
+        let wr = SendWr { wr_id: 0, op: SendOp::Read, flags: 0, local_addr: addr, length: len, lkey, remote_addr: 0x1000, rkey: 0x77, imm: 0, atomic: Default::default() };
         self.b.post_send(&mut self.qps[q].qp, &wr).unwrap();
         let t = &mut self.qps[q];
         let pmtu_log2 = t.pmtu.trailing_zeros() as u8;
-        t.reads.pending.push_back(PendingRead { laddr: addr, len, lkey, psn: t.sq_psn });
+        t.reads.pending.push_back(PendingRead { laddr: addr, len, lkey, psn: t.sq_psn, atomic: false });
         t.sq_psn = (t.sq_psn + packet_count(len, pmtu_log2)) & 0xFF_FFFF;
     }
 

@@ -9,22 +9,29 @@
 //! the READ with the right status and writes nothing. A peer's random mix of responses —
 //! in order, duplicated, ahead of a gap, with a wrong opcode or length, ACKs past a READ — is
 //! placed, dropped and NAKed exactly as the model (`rnic_spec::reads::ReadPlacer`) says.
+//! Atomics, which share the READ machinery: COMPARE & SWAP (hit, miss) and FETCH & ADD (also
+//! wrapping) return the original value into the 8-byte local buffer and change card 1's word;
+//! a lost ATOMIC Acknowledge is answered again from the saved result, never executed twice;
+//! a misaligned word, a region without REMOTE_ATOMIC or a local buffer without LOCAL_WRITE
+//! fail the WQE with the right status and write nothing.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rnic_driver::sim_pair::{port, qp_pair, two_cards, Card, PathKind};
-use rnic_driver::verbs::{Cq, DmaBuf, Mr, Qp, QpAttr, QpCaps, QpState, SendWr};
+use rnic_driver::verbs::{Cq, DmaBuf, Mr, Qp, QpAttr, QpCaps, QpState, SendWr, VerbsError};
 use rnic_sim::world::{LinkConfig, World};
 use rnic_spec::desc::{CqOp, CqStatus, SendOp, SendWqe};
 use rnic_spec::mr::access;
 use rnic_spec::qp::packet_count;
 use rnic_spec::reads::{PendingRead, ReadArrival, ReadPlacer};
 use rnic_spec::responder::{
-    aeth, ReadReply, ReadResponse, Response, OP_ACK, OP_READ_REQUEST, OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_LAST,
+    aeth, ReadReply, ReadResponse, Response, OP_ACK, OP_ATOMIC_ACK, OP_FETCH_ADD, OP_READ_REQUEST, OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_LAST,
     OP_READ_RESPONSE_MIDDLE, OP_READ_RESPONSE_ONLY,
 };
+use rnic_spec::wire::ib::Aeth;
 use rnic_spec::wire::packet::RocePacket;
 use rnic_spec::wire::rx::{classify, RxConfig};
+use rnic_spec::wire::tx::AtomicArgs;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -82,6 +89,7 @@ impl Pair {
             remote_addr: self.remote.iova + roff,
             rkey: self.rmr.key(),
             imm: 0,
+            atomic: Default::default(),
         }
     }
 
@@ -268,6 +276,7 @@ fn a_peers_random_responses_are_placed_as_the_model_says() {
         let mut rng = SmallRng::seed_from_u64(0x3ead_0000 + seed);
         let mut p = pair(256, 8, access::LOCAL_WRITE, access::REMOTE_READ);
         // Card 1 is played by the test: card 0's requests never reach it, and no timer runs.
+        // READs and FETCH & ADDs (answered by an ATOMIC Acknowledge with the word's value).
         let attr = QpAttr { timeout: Some(0), ..Default::default() };
         p.a.modify_qp(&mut p.qa, QpState::Rts, &attr).unwrap();
         p.world.borrow_mut().set_drop(|sender, _| sender == 0);
@@ -279,12 +288,18 @@ fn a_peers_random_responses_are_placed_as_the_model_says() {
         let mut flat: Vec<ReadResponse> = Vec::new();
         let (mut loff, mut psn) = (0u64, ctx.sq_psn);
         for k in 0..6u32 {
-            let len = if k == 2 { 0 } else { rng.gen_range(1..3000) };
-            let roff = rng.gen_range(0..(SIZE as u64 - 4096));
-            reads.push((loff, roff, len));
-            wrs.push(p.read(k as u64, loff, roff, len));
-            model.pending.push_back(PendingRead { laddr: p.local.iova + loff, len, lkey: p.lmr.key(), psn });
-            flat.extend(ReadReply { psn, va: p.remote.iova + roff, len, msn: k + 1 }.responses(ctx.pmtu_log2));
+            let atomic = k == 4 || rng.gen_bool(0.25);
+            let len = if atomic { 8 } else if k == 2 { 0 } else { rng.gen_range(1..3000) };
+            let roff = rng.gen_range(0..(SIZE as u64 - 4096)) & !7;
+            reads.push((loff, roff, len, atomic));
+            wrs.push(if atomic { p.atomic(k as u64, SendOp::FetchAdd, loff, roff, 1, 0) } else { p.read(k as u64, loff, roff, len) });
+            model.pending.push_back(PendingRead { laddr: p.local.iova + loff, len, lkey: p.lmr.key(), psn, atomic });
+            if atomic {
+                let aeth = Some(Aeth { syndrome: aeth::ACK, msn: k + 1 });
+                flat.push(ReadResponse { opcode: OP_ATOMIC_ACK, psn, aeth, va: p.remote.iova + roff, len: 0 });
+            } else {
+                flat.extend(ReadReply { psn, va: p.remote.iova + roff, len, msn: k + 1 }.responses(ctx.pmtu_log2));
+            }
             psn = (psn + packet_count(len, ctx.pmtu_log2)) & 0xFF_FFFF;
             loff += len as u64 + 100;
         }
@@ -304,7 +319,9 @@ fn a_peers_random_responses_are_placed_as_the_model_says() {
             match rng.gen_range(0..100) {
                 0..=7 => r = flat[rng.gen_range(0..=i)],
                 8..=12 if i + 1 < flat.len() => r = flat[rng.gen_range(i + 1..flat.len().min(i + 4))],
-                13..=15 => r.opcode = [OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_MIDDLE, OP_READ_RESPONSE_LAST, OP_READ_RESPONSE_ONLY][rng.gen_range(0..4)],
+                13..=15 => {
+                    r.opcode = [OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_MIDDLE, OP_READ_RESPONSE_LAST, OP_READ_RESPONSE_ONLY, OP_ATOMIC_ACK][rng.gen_range(0..5)]
+                }
                 16..=18 if r.len > 0 => r.len -= 1,
                 19..=21 => {
                     // An ACK, or an error NAK for a request after the oldest READ (retried
@@ -326,12 +343,22 @@ fn a_peers_random_responses_are_placed_as_the_model_says() {
             }
             let at = (r.va - p.remote.iova) as usize;
             let bytes = &remote[at..at + r.len as usize];
+            if r.opcode == OP_ATOMIC_ACK && r.len > 0 {
+                // An opcode without payload carrying some: the receive pipeline drops it.
+                *counts.entry("pad_length").or_default() += 1;
+                let d = r.descriptor(&port(1), &peer);
+                p.world.borrow_mut().nics[1].send(d, bytes);
+                sent += 1;
+                continue;
+            }
             let arrival = model.response(p.a.regions(), ctx.pd, ctx.pmtu_log2, r.opcode, r.psn, r.len);
             if let ReadArrival::Placed { done: true, .. } = arrival {
                 done += 1;
             }
             *counts.entry(arrival.counter().unwrap()).or_default() += 1;
-            p.world.borrow_mut().nics[1].send(r.descriptor(&port(1), &peer), bytes);
+            let mut d = r.descriptor(&port(1), &peer);
+            d.atomic.value = word_at(&remote, at as u64);
+            p.world.borrow_mut().nics[1].send(d, bytes);
             sent += 1;
             // (An in-order response the model placed moves the stream on.)
             if next || matches!(arrival, ReadArrival::Placed { .. }) && r == flat[i] {
@@ -343,12 +370,15 @@ fn a_peers_random_responses_are_placed_as_the_model_says() {
         }
         assert_eq!(done, 6, "seed {seed}: the stream completes every READ");
         let wcs = p.completions(6, 200_000);
-        let want: Vec<_> = reads.iter().enumerate().map(|(k, r)| (k as u64, CqStatus::Success, CqOp::Read, r.2)).collect();
+        let op = |atomic| if atomic { CqOp::FetchAdd } else { CqOp::Read };
+        let want: Vec<_> = reads.iter().enumerate().map(|(k, r)| (k as u64, CqStatus::Success, op(r.3), r.2)).collect();
         assert_eq!(wcs, want, "seed {seed}");
+        let reads: Vec<(u64, u64, u32)> = reads.iter().map(|r| (r.0, r.1, r.2)).collect();
         p.assert_local(&reads, &format!("seed {seed}"));
         for name in ["read_placed", "read_dropped", "implied_naks"] {
             assert_eq!(p.counter(0, "responder", name), counts.get(name).copied().unwrap_or(0), "seed {seed}: {name}");
         }
+        assert_eq!(p.counter(0, "rx_counters", "pad_length"), counts.get("pad_length").copied().unwrap_or(0), "seed {seed}");
         assert!(counts.get("read_dropped").is_some_and(|&n| n > 0) && counts.get("implied_naks").is_some_and(|&n| n > 0), "seed {seed}: {counts:?}");
         assert_eq!(p.counter(0, "completer", "retries_exceeded"), 0, "seed {seed}");
     }
@@ -438,4 +468,122 @@ fn responses_after_the_read_failed_are_not_placed() {
     p.assert_local(&[], "after the failure");
     assert_eq!(p.counter(0, "responder", "read_placed"), 0);
     assert_eq!(p.counter(0, "responder", "read_dropped"), n);
+}
+
+// Atomics, the requester's side: they share the READ machinery (one request, an entry in the
+// READ table, completion once the answer is placed), so they live beside the READs.
+
+impl Pair {
+    /// An atomic on the 8-byte word at offset `roff` of card 1's buffer, its original value
+    /// into offset `loff` of card 0's.
+    fn atomic(&self, id: u64, op: SendOp, loff: u64, roff: u64, value: u64, compare: u64) -> SendWr {
+        SendWr { op, length: 8, atomic: AtomicArgs { value, compare }, ..self.read(id, loff, roff, 8) }
+    }
+}
+
+fn word_at(b: &[u8], at: u64) -> u64 {
+    u64::from_le_bytes(b[at as usize..at as usize + 8].try_into().unwrap())
+}
+
+#[test]
+fn atomics_return_the_original_value_and_change_the_remote_word() {
+    let mut p = pair(1024, 8, access::LOCAL_WRITE, access::REMOTE_ATOMIC | access::REMOTE_READ);
+    let remote = pattern(2);
+    let (w0, w1) = (64u64, 4096 + 8u64);
+    let (o0, o1) = (word_at(&remote, w0), word_at(&remote, w1));
+    // FETCH & ADD, a COMPARE & SWAP that hits (it compares with the sum), one that misses, a
+    // FETCH & ADD that wraps, and a READ behind them that sees their results.
+    let wrs = [
+        p.atomic(1, SendOp::FetchAdd, 0, w0, 5, 0),
+        p.atomic(2, SendOp::CmpSwap, 8, w0, 0xABCD, o0.wrapping_add(5)),
+        p.atomic(3, SendOp::CmpSwap, 16, w0, 0x1234, 0x1234),
+        p.atomic(4, SendOp::FetchAdd, 24, w1, u64::MAX - 1, 0),
+        p.read(5, 64, w0, 8),
+    ];
+    p.a.post_send_list(&mut p.qa, &wrs).unwrap();
+    let wcs = p.completions(5, 300_000);
+    assert_eq!(
+        wcs,
+        [
+            (1, CqStatus::Success, CqOp::FetchAdd, 8),
+            (2, CqStatus::Success, CqOp::CmpSwap, 8),
+            (3, CqStatus::Success, CqOp::CmpSwap, 8),
+            (4, CqStatus::Success, CqOp::FetchAdd, 8),
+            (5, CqStatus::Success, CqOp::Read, 8)
+        ]
+    );
+    let local = p.a.read_buf(p.local.iova, SIZE).unwrap();
+    let got: Vec<u64> = [0, 8, 16, 24, 64].iter().map(|&at| word_at(&local, at)).collect();
+    assert_eq!(got, [o0, o0.wrapping_add(5), 0xABCD, o1, 0xABCD], "original values, then the READ");
+    let mut want = pattern(1);
+    want[..32].copy_from_slice(&local[..32]);
+    want[64..72].copy_from_slice(&local[64..72]);
+    assert!(local == want, "nothing else of card 0's buffer changed");
+    let rbuf = p.b.read_buf(p.remote.iova, SIZE).unwrap();
+    assert_eq!((word_at(&rbuf, w0), word_at(&rbuf, w1)), (0xABCD, o1.wrapping_add(u64::MAX - 1)));
+    assert_eq!(p.counter(1, "responder", "atomics"), 4);
+    assert_eq!(p.counter(0, "responder", "read_placed"), 5, "four ATOMIC Acknowledges and a READ response placed");
+    // The requests on the wire are the model's, byte for byte.
+    let (ctx, port0) = (*p.qa.context(), *p.a.port());
+    let wire = p.wire();
+    let sent: Vec<&Vec<u8>> = wire.iter().filter(|f| f.0 == 0).map(|f| &f.2).collect();
+    for (k, wr) in wrs.iter().enumerate() {
+        let want = ctx.request(&port0, p.a.regions(), &wr.wqe(), ctx.sq_psn + k as u32).expect("the model sends it");
+        assert_eq!(want.len(), 1);
+        assert_eq!(sent[k], &want[0].desc.packet(&[]).unwrap().frame(), "request {k}");
+    }
+}
+
+#[test]
+fn a_lost_atomic_acknowledge_is_answered_again_never_executed_twice() {
+    let mut p = pair(1024, 8, access::LOCAL_WRITE, access::REMOTE_ATOMIC);
+    let mut dropped = false;
+    p.world.borrow_mut().set_drop(move |sender, frame| {
+        let hit = !dropped && sender == 1 && classify(frame, RxConfig { fcs: true }).packet.is_some_and(|q| q.bth.opcode == OP_ATOMIC_ACK);
+        dropped |= hit;
+        hit
+    });
+    let o = word_at(&pattern(2), 128);
+    let wr = p.atomic(1, SendOp::FetchAdd, 40, 128, 7, 0);
+    p.a.post_send(&mut p.qa, &wr).unwrap();
+    let wcs = p.completions(1, 300_000);
+    assert_eq!(wcs, [(1, CqStatus::Success, CqOp::FetchAdd, 8)]);
+    assert_eq!(word_at(&p.a.read_buf(p.local.iova, SIZE).unwrap(), 40), o, "the saved original value, not the sum");
+    assert_eq!(word_at(&p.b.read_buf(p.remote.iova, SIZE).unwrap(), 128), o + 7, "added once");
+    assert_eq!(p.counter(0, "completer", "timeouts"), 1);
+    assert_eq!((p.counter(1, "responder", "atomics"), p.counter(1, "responder", "atomic_replays")), (1, 1));
+    let requests = p.wire().iter().filter(|f| f.0 == 0 && f.1.bth.opcode == OP_FETCH_ADD).count();
+    assert_eq!(requests, 2, "sent, and sent again after the timeout");
+}
+
+#[test]
+fn refused_atomics_fail_with_the_right_status_and_write_nothing() {
+    // A misaligned remote word: card 1 NAKs an invalid request; the WQE behind is flushed.
+    let mut p = pair(1024, 8, access::LOCAL_WRITE, access::REMOTE_ATOMIC);
+    let wrs = [p.atomic(1, SendOp::FetchAdd, 0, 12, 1, 0), p.atomic(2, SendOp::FetchAdd, 8, 16, 1, 0)];
+    p.a.post_send_list(&mut p.qa, &wrs).unwrap();
+    let wcs = p.completions(2, 200_000);
+    assert_eq!(wcs, [(1, CqStatus::RemoteInvalidRequest, CqOp::FetchAdd, 0), (2, CqStatus::Flushed, CqOp::FetchAdd, 0)]);
+    assert_eq!(p.counter(1, "responder", "naks_invalid"), 1);
+    p.assert_local(&[], "misaligned");
+    assert_eq!(p.b.read_buf(p.remote.iova, SIZE).unwrap(), pattern(2), "card 1's memory unchanged");
+
+    // No REMOTE_ATOMIC on card 1's region: a remote access error.
+    let mut p = pair(1024, 8, access::LOCAL_WRITE, access::REMOTE_READ | access::REMOTE_WRITE);
+    let wr = p.atomic(3, SendOp::CmpSwap, 0, 8, 1, 0);
+    p.a.post_send(&mut p.qa, &wr).unwrap();
+    assert_eq!(p.completions(1, 200_000), [(3, CqStatus::RemoteAccess, CqOp::CmpSwap, 0)]);
+    p.assert_local(&[], "no REMOTE_ATOMIC");
+
+    // No LOCAL_WRITE on card 0's buffer: refused by card 0, nothing on the wire.
+    let mut p = pair(1024, 8, 0, access::REMOTE_ATOMIC);
+    let wr = p.atomic(4, SendOp::FetchAdd, 0, 8, 1, 0);
+    p.a.post_send(&mut p.qa, &wr).unwrap();
+    assert_eq!(p.completions(1, 100_000), [(4, CqStatus::LocalProtection, CqOp::FetchAdd, 0)]);
+    assert!(p.wire().is_empty(), "nothing on the wire");
+
+    // Not 8 bytes: the driver refuses it before the card sees it.
+    let mut p = pair(1024, 8, access::LOCAL_WRITE, access::REMOTE_ATOMIC);
+    let wr = SendWr { length: 16, ..p.atomic(5, SendOp::FetchAdd, 0, 8, 1, 0) };
+    assert_eq!(p.a.post_send(&mut p.qa, &wr), Err(VerbsError::AtomicLength(16)));
 }

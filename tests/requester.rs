@@ -15,6 +15,7 @@ use rnic_spec::mr::access;
 use rnic_spec::qp::{RequestPacket, WQE_BATCH};
 use rnic_spec::wire::packet::RocePacket;
 use rnic_spec::wire::rx::{classify, RxConfig};
+use rnic_spec::wire::tx::AtomicArgs;
 use std::collections::{HashMap, VecDeque};
 
 /// A QP on card 0 connected towards port 1 (whose card has no such QP: the frames are
@@ -62,7 +63,7 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
 
     // Random work requests, each QP's posted with one doorbell; a few are refused by the card's
     // checks, and every later one of that QP is flushed (the send queue is in error).
-    let ops = [SendOp::Send, SendOp::SendImm, SendOp::Write, SendOp::WriteImm];
+    let ops = [SendOp::Send, SendOp::SendImm, SendOp::Write, SendOp::WriteImm, SendOp::CmpSwap, SendOp::FetchAdd];
     let counts: Vec<usize> = qps.iter().map(|_| rng.gen_range(1..=6)).collect();
     let mut wqes: Vec<Vec<(SendWqe, bool)>> = vec![Vec::new(); qps.len()];
     let order: Vec<usize> = (0..qps.len()).collect();
@@ -71,7 +72,9 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
     for (i, qp) in qps.iter_mut().enumerate() {
         let mut list = Vec::new();
         for k in 0..counts[i] {
+            let op = ops[rng.gen_range(0..ops.len())];
             let length = match rng.gen_range(0..10) {
+                _ if op.is_atomic() => 8,
                 0 => 0,
                 1..=3 => rng.gen_range(1..=64),
                 _ => rng.gen_range(65..=20_000),
@@ -80,7 +83,7 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
             let bad = rng.gen_range(0..12) == 0 && length > 0;
             let wr = SendWr {
                 wr_id: (i * 100 + k) as u64,
-                op: ops[rng.gen_range(0..ops.len())],
+                op,
                 flags: if rng.gen() { send_flags::SOLICITED } else { 0 } | send_flags::SIGNALED,
                 local_addr: src.iova + offset + if bad { src_len as u64 } else { 0 },
                 length,
@@ -88,6 +91,7 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
                 remote_addr: rng.gen(),
                 rkey: rng.gen(),
                 imm: rng.gen(),
+                atomic: AtomicArgs { value: rng.gen(), compare: rng.gen() },
             };
             // Refused itself, or flushed behind a refused one.
             let out = bad || wqes[i].iter().any(|w: &(SendWqe, bool)| w.1);
@@ -165,10 +169,12 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
     }
     let starts: Vec<u32> = frames
         .iter()
-        .filter(|(p, _)| matches!(p.bth.opcode, 0x00 | 0x04 | 0x05 | 0x06 | 0x0A | 0x0B))
+        .filter(|(p, _)| matches!(p.bth.opcode, 0x00 | 0x04 | 0x05 | 0x06 | 0x0A | 0x0B | 0x13 | 0x14))
         .map(|(p, _)| p.bth.dest_qp)
         .collect();
     assert_eq!(starts, want_starts, "messages in round-robin order");
+    let atomics = frames.iter().filter(|(p, _)| matches!(p.bth.opcode, 0x13 | 0x14)).count();
+    assert!(atomics > 3, "the seed sends atomics ({atomics})");
 
     assert_eq!(a.dev.read("tx_counters", "wqes").unwrap() as usize, wqes.iter().map(Vec::len).sum::<usize>() - refused as usize);
     assert_eq!(a.dev.read("tx_counters", "wqe_errors").unwrap(), refused, "refused and flushed WQEs");
@@ -184,7 +190,7 @@ fn verbs_refuse_bad_requests_before_the_card_sees_them() {
     let cq = a.create_cq(4).unwrap();
     assert!(a.create_cq(5).is_err(), "CQ sizes are powers of two");
     let mut qp = a.create_qp(pd, &cq, &cq, QpCaps { sq_entries: 2, rq_entries: 1 }).unwrap();
-    let wr = SendWr { wr_id: 1, op: SendOp::Write, flags: 0, local_addr: 0, length: 1, lkey: 0, remote_addr: 0, rkey: 0, imm: 0 };
+    let wr = SendWr { wr_id: 1, op: SendOp::Write, flags: 0, local_addr: 0, length: 1, lkey: 0, remote_addr: 0, rkey: 0, imm: 0, atomic: Default::default() };
     assert_eq!(a.post_send(&mut qp, &wr), Err(VerbsError::NotReadyToSend(QpState::Reset)));
     let e = a.modify_qp(&mut qp, QpState::Rts, &QpAttr::default()).unwrap_err();
     assert_eq!(e, VerbsError::BadTransition { from: QpState::Reset, to: QpState::Rts });

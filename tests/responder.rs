@@ -127,6 +127,7 @@ fn messages_through(seed: u64, host: HostTiming) {
                 remote_addr: if op.is_rdma() { dst.iova + off as u64 } else { 0 },
                 rkey: if op.is_rdma() { rmr.key() } else { 0 },
                 imm: rng.gen(),
+                atomic: Default::default(),
             };
             a.post_send(qa, &wr).unwrap();
             posted_ids.push((qa.qpn, wr.wr_id, if op.is_rdma() { CqOp::Write } else { CqOp::Send }));
@@ -531,7 +532,7 @@ fn refused_writes_complete_in_error_on_the_requester_and_write_nothing() {
     let mut qps = Vec::new();
     for (i, (_, raddr, rkey, len)) in cases.iter().enumerate() {
         let (mut qa, _qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, QpCaps { sq_entries: 4, rq_entries: 1 }, (i as u32 * 1000, 0)).unwrap();
-        let wr = SendWr { wr_id: 100 + i as u64, op: SendOp::Write, flags: 0, local_addr: src.iova, length: *len, lkey: lmr.key(), remote_addr: *raddr, rkey: *rkey, imm: 0 };
+        let wr = SendWr { wr_id: 100 + i as u64, op: SendOp::Write, flags: 0, local_addr: src.iova, length: *len, lkey: lmr.key(), remote_addr: *raddr, rkey: *rkey, imm: 0, atomic: Default::default() };
         a.post_send(&mut qa, &wr).unwrap();
         qps.push(qa);
     }
@@ -667,7 +668,7 @@ fn a_full_cq_drops_and_counts_cqes_until_software_returns_its_entries() {
     let mut acks = 0;
     let mut write = |a: &mut rnic_driver::sim_pair::Card, qa: &mut Qp, ids: std::ops::Range<u64>| {
         for id in ids {
-            let wr = SendWr { wr_id: id, op: SendOp::Write, flags: 0, local_addr: src.iova, length: 64, lkey: lmr.key(), remote_addr: dst.iova, rkey: rmr.key(), imm: 0 };
+            let wr = SendWr { wr_id: id, op: SendOp::Write, flags: 0, local_addr: src.iova, length: 64, lkey: lmr.key(), remote_addr: dst.iova, rkey: rmr.key(), imm: 0, atomic: Default::default() };
             a.post_send(qa, &wr).unwrap();
             acks += 1;
         }
@@ -711,6 +712,7 @@ fn a_locally_refused_wqe_completes_in_error_in_order_and_flushes_the_rest() {
         remote_addr: dst.iova,
         rkey: rmr.key(),
         imm: 0,
+        atomic: Default::default(),
     };
     let stale = lmr.key() ^ 0x100;
     // QP 1: a good WRITE, one with a stale lkey, two good ones behind it; QP 2 starts bad.

@@ -72,6 +72,7 @@ impl Pair {
             remote_addr: self.dst.iova + off,
             rkey: self.rmr.key(),
             imm: 0,
+            atomic: Default::default(),
         }
     }
 

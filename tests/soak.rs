@@ -1,9 +1,11 @@
-//! Soak: random WRITE, WRITE with immediate, SEND, SEND with immediate and RDMA READ messages of 0 B …
-//! 16 KiB over 8 QPs, both directions at once, on a link that loses 1 % of frames, reorders
+//! Soak: random WRITE, WRITE with immediate, SEND, SEND with immediate, RDMA READ messages of 0 B …
+//! 16 KiB and FETCH & ADDs over 8 QPs, both directions at once, on a link that loses 1 % of frames, reorders
 //! 1 %, duplicates 0.5 % and corrupts 0.1 % (seeded: the run repeats exactly). Every message
 //! must complete exactly once, successfully and in posting order on its QP; every receive
 //! completion must name its buffer, byte count and immediate; every destination byte must be
-//! right (a READ's in the reader's own landing slot); no QP may be left stuck. Side 1's sends ask for a completion only now and then
+//! right (a READ's in the reader's own landing slot); each QP's FETCH & ADDs (+1 on a counter
+//! of its own) return 0, 1, 2, … in posting order and leave the counter at their number —
+//! executed exactly once each, whatever the link lost or duplicated; no QP may be left stuck. Side 1's sends ask for a completion only now and then
 //! (about one in three, the last of each QP, and whenever the send queue is down to its last
 //! slot): only those complete, and the silent ones' slots come back with them.
 //! `RNIC_SOAK_MESSAGES=N` runs a longer soak (README).
@@ -15,6 +17,7 @@ use rnic_driver::verbs::{Qp, QpAttr, QpCaps, QpState, RecvWr, SendWr, Wc};
 use rnic_sim::world::{Faults, LinkConfig};
 use rnic_spec::desc::{send_flags, CqOp, CqStatus, SendOp};
 use rnic_spec::mr::access;
+use rnic_spec::wire::tx::AtomicArgs;
 use std::collections::VecDeque;
 
 /// Bytes of each message's own destination slot (no two messages share a byte).
@@ -62,10 +65,12 @@ fn soak(messages: usize, seed: u64) {
         let src = card.alloc_buf(src_len, 4096).unwrap();
         let image: Vec<u8> = (0..src_len).map(|_| rng.gen()).collect();
         card.write_buf(src.iova, &image).unwrap();
-        let dst = card.alloc_buf(per_side * SLOT as usize, 4096).unwrap();
+        // The destination slots, and one more for the counters of the peer's FETCH & ADDs.
+        let dst = card.alloc_buf((per_side + 1) * SLOT as usize, 4096).unwrap();
+        card.write_buf(dst.iova + per_side as u64 * SLOT, &[0; 8 * QPS_PER_SIDE]).unwrap();
         // (The source is what the peer's READs read; a side's READs land in its own `land`.)
         let lmr = card.reg_mr(pd, src.iova, src_len as u32, access::REMOTE_READ).unwrap();
-        let rmr = card.reg_mr(pd, dst.iova, (per_side as u64 * SLOT) as u32, access::REMOTE_WRITE | access::LOCAL_WRITE).unwrap();
+        let rmr = card.reg_mr(pd, dst.iova, ((per_side as u64 + 1) * SLOT) as u32, access::REMOTE_WRITE | access::LOCAL_WRITE | access::REMOTE_ATOMIC).unwrap();
         let cq = card.create_cq(4096).unwrap();
         let land = card.alloc_buf(per_side * SLOT as usize, 4096).unwrap();
         let land_mr = card.reg_mr(pd, land.iova, (per_side as u64 * SLOT) as u32, access::LOCAL_WRITE).unwrap();
@@ -87,12 +92,12 @@ fn soak(messages: usize, seed: u64) {
         }
     }
     // The messages each side sends, and the receives its peer posts for them (in order per QP).
-    let ops = [SendOp::Write, SendOp::WriteImm, SendOp::Send, SendOp::SendImm, SendOp::Read];
+    let ops = [SendOp::Write, SendOp::WriteImm, SendOp::Send, SendOp::SendImm, SendOp::Read, SendOp::FetchAdd];
     let mut plan: Vec<VecDeque<Msg>> = vec![VecDeque::new(), VecDeque::new()];
     for p in plan.iter_mut() {
         for i in 0..per_side {
-            let len = random_len(&mut rng);
             let op = ops[rng.gen_range(0..ops.len())];
+            let len = if op == SendOp::FetchAdd { 8 } else { random_len(&mut rng) };
             let msg = Msg { qp: rng.gen_range(0..QPS_PER_SIDE), op, src_off: rng.gen_range(0..(src_len as u64 - SLOT)), len, slot: i as u64, imm: rng.gen() };
             p.push_back(msg);
         }
@@ -102,7 +107,7 @@ fn soak(messages: usize, seed: u64) {
         for (k, (_, peer)) in qps[s].iter_mut().enumerate() {
             let recvs: Vec<RecvWr> = plan[s]
                 .iter()
-                .filter(|m| m.qp == k && !matches!(m.op, SendOp::Write | SendOp::Read))
+                .filter(|m| m.qp == k && !matches!(m.op, SendOp::Write | SendOp::Read | SendOp::FetchAdd))
                 .map(|m| RecvWr { wr_id: m.slot, addr: side[peer_side].3.iova + m.slot * SLOT, length: SLOT as u32, lkey: side[peer_side].5.key() })
                 .collect();
             cards[peer_side].post_recv(peer, &recvs).unwrap();
@@ -138,6 +143,12 @@ fn soak(messages: usize, seed: u64) {
                     (src, lkey) = (side[s].7.iova + m.slot * SLOT, side[s].8.key());
                     (dst, rkey) = (side[1 - s].1.iova + m.src_off, side[1 - s].4.key());
                 }
+                if m.op == SendOp::FetchAdd {
+                    // +1 on the QP's counter past the peer's slots; the old value into this
+                    // side's landing slot.
+                    (src, lkey) = (side[s].7.iova + m.slot * SLOT, side[s].8.key());
+                    dst = side[1 - s].3.iova + per_side as u64 * SLOT + 8 * m.qp as u64;
+                }
                 let signal = s == 0 || m.imm % 3 == 0 || cards[s].sq_free(q) == 1 || last.contains(&m.slot);
                 if signal {
                     signaled[s][m.qp].push(m.slot);
@@ -152,6 +163,7 @@ fn soak(messages: usize, seed: u64) {
                     remote_addr: dst,
                     rkey,
                     imm: m.imm,
+                    atomic: AtomicArgs { value: 1, compare: 0 },
                 };
                 cards[s].post_send(q, &wr).unwrap();
                 plan[s].pop_front();
@@ -210,7 +222,7 @@ fn soak(messages: usize, seed: u64) {
     let mut got_recv: Vec<Seen> = recv_done.iter().map(|(c, w)| (*c, w.qpn, w.wr_id, w.byte_len, w.imm)).collect();
     let mut want_recv: Vec<Seen> = Vec::new();
     for s in 0..2 {
-        for m in all[s].iter().filter(|m| !matches!(m.op, SendOp::Write | SendOp::Read)) {
+        for m in all[s].iter().filter(|m| !matches!(m.op, SendOp::Write | SendOp::Read | SendOp::FetchAdd)) {
             let imm = matches!(m.op, SendOp::WriteImm | SendOp::SendImm).then_some(m.imm);
             want_recv.push((1 - s, qps[s][m.qp].1.qpn, m.slot, m.len, imm));
         }
@@ -224,7 +236,7 @@ fn soak(messages: usize, seed: u64) {
     // Memory: every message's bytes in its slot (a READ's: the peer's bytes in its own).
     for s in 0..2 {
         let d = 1 - s;
-        for m in &all[s] {
+        for m in all[s].iter().filter(|m| m.op != SendOp::FetchAdd) {
             let (card, at, image) = match m.op {
                 SendOp::Read => (s, side[s].7.iova, &side[d].2),
                 _ => (d, side[d].3.iova, &side[s].2),
@@ -234,13 +246,28 @@ fn soak(messages: usize, seed: u64) {
             assert!(got == want, "side {s} message {} ({:?}, {} B): destination bytes", m.slot, m.op, m.len);
         }
     }
-    let mut recovered = 0;
+    // FETCH & ADDs: per QP the old values 0, 1, 2, … in posting order, the counter at their number.
+    let mut adds = 0;
+    for s in 0..2 {
+        for k in 0..QPS_PER_SIDE {
+            let mine: Vec<&Msg> = all[s].iter().filter(|m| m.qp == k && m.op == SendOp::FetchAdd).collect();
+            let old: Vec<u64> = mine.iter().map(|m| u64::from_le_bytes(cards[s].read_buf(side[s].7.iova + m.slot * SLOT, 8).unwrap().try_into().unwrap())).collect();
+            let want: Vec<u64> = (0..mine.len() as u64).collect();
+            assert_eq!(old, want, "side {s} QP {k}: each FETCH & ADD saw the ones before it, once each");
+            let counter = cards[1 - s].read_buf(side[1 - s].3.iova + per_side as u64 * SLOT + 8 * k as u64, 8).unwrap();
+            assert_eq!(u64::from_le_bytes(counter.try_into().unwrap()), mine.len() as u64, "side {s} QP {k}: the counter");
+            adds += mine.len();
+        }
+    }
+    assert!(adds > messages / 10, "FETCH & ADDs in the mix: {adds}");
+    let (mut recovered, mut replays) = (0, 0);
     for card in cards.iter_mut() {
         recovered += card.dev.read("completer", "rewinds").unwrap();
+        replays += card.dev.read("responder", "atomic_replays").unwrap();
     }
     let f = world.borrow().faults;
     eprintln!(
-        "soak: {messages} messages ({silent} unsignaled) in {cycles} cycles ({:.1} ms at 250 MHz); link lost {}, corrupted {}, duplicated {}, reordered {}; {recovered} rewinds",
+        "soak: {messages} messages ({silent} unsignaled) in {cycles} cycles ({:.1} ms at 250 MHz); link lost {}, corrupted {}, duplicated {}, reordered {}; {recovered} rewinds; {adds} FETCH & ADDs, {replays} answered again from the saved result",
         cycles as f64 / 250_000.0,
         f.lost,
         f.corrupted,

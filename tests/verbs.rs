@@ -43,6 +43,7 @@ fn a_driver_opening_the_card_clears_what_an_earlier_run_set_up() {
         remote_addr: dst.iova,
         rkey,
         imm: 0,
+        atomic: Default::default(),
     };
     let complete = |a: &mut Card, cqa: &mut Cq| {
         for _ in 0..50 {
@@ -92,7 +93,7 @@ fn a_stray_completion_is_reported_once_and_loses_nothing() {
     // Two WRITEs posted to a peer that never answers: the card completes neither within this
     // test, so the ring holds only what the test writes there.
     for id in [10, 11] {
-        let wr = SendWr { wr_id: id, op: SendOp::Write, flags: 0, local_addr: buf.iova, length: 8, lkey: mr.key(), remote_addr: 0, rkey: 1, imm: 0 };
+        let wr = SendWr { wr_id: id, op: SendOp::Write, flags: 0, local_addr: buf.iova, length: 8, lkey: mr.key(), remote_addr: 0, rkey: 1, imm: 0, atomic: Default::default() };
         c.post_send(&mut qp, &wr).unwrap();
     }
     let cqe = |index: u16| Cqe { wr_id: 0, byte_len: 0, imm: 0, qpn: qp.qpn, op: 0, status: 0, flags: 0, wqe_index: index, owner: 1 };
@@ -162,7 +163,7 @@ fn a_refused_qp_commit_leaves_the_drivers_view_as_it_was() {
     assert_eq!(qp, before, "Reset still, context unchanged");
 
     connect(&mut c, &mut qp, 1, KIND, 9, 0, 0).unwrap();
-    let wr = SendWr { wr_id: 1, op: SendOp::Write, flags: 0, local_addr: buf.iova, length: 8, lkey: mr.key(), remote_addr: 0, rkey: 1, imm: 0 };
+    let wr = SendWr { wr_id: 1, op: SendOp::Write, flags: 0, local_addr: buf.iova, length: 8, lkey: mr.key(), remote_addr: 0, rkey: 1, imm: 0, atomic: Default::default() };
     c.post_send(&mut qp, &wr).unwrap();
     c.dev.bus().fail_write_at = Some(commit);
     let before = qp.clone();
@@ -245,7 +246,7 @@ fn moving_a_qp_to_error_flushes_its_outstanding_work_in_order() {
     let mut qp = c.create_qp(pd, &scq, &rcq, CAPS).unwrap();
     connect(&mut c, &mut qp, 1, KIND, 9, 0, 0).unwrap();
     // Three sends to a peer that never answers and three receives nobody fills.
-    let wr = |id| SendWr { wr_id: id, op: SendOp::Write, flags: 0, local_addr: buf.iova, length: 8, lkey: mr.key(), remote_addr: 0, rkey: 1, imm: 0 };
+    let wr = |id| SendWr { wr_id: id, op: SendOp::Write, flags: 0, local_addr: buf.iova, length: 8, lkey: mr.key(), remote_addr: 0, rkey: 1, imm: 0, atomic: Default::default() };
     let recv = |id| rnic_driver::verbs::RecvWr { wr_id: id, addr: buf.iova, length: 64, lkey: mr.key() };
     for id in [10, 11, 12] {
         c.post_send(&mut qp, &wr(id)).unwrap();
@@ -284,7 +285,7 @@ fn a_wqe_read_before_a_commit_is_dropped_not_sent_for_the_new_qp() {
     let mut cq = c.create_cq(16).unwrap();
     let mut qp = c.create_qp(pd, &cq, &cq, CAPS).unwrap();
     connect(&mut c, &mut qp, 1, KIND, 9, 0, 0).unwrap();
-    let wr = |id, len, lkey| SendWr { wr_id: id, op: SendOp::Write, flags: 0, local_addr: buf.iova, length: len, lkey, remote_addr: 0, rkey: 1, imm: 0 };
+    let wr = |id, len, lkey| SendWr { wr_id: id, op: SendOp::Write, flags: 0, local_addr: buf.iova, length: len, lkey, remote_addr: 0, rkey: 1, imm: 0, atomic: Default::default() };
     // The card starts reading this WQE; the QP goes to Error, its region away, and back to Rts
     // before the read is back.
     c.post_send(&mut qp, &wr(1, 8, old.key())).unwrap();
@@ -315,7 +316,7 @@ fn completions_taken_off_the_ring_survive_a_failed_cq_doorbell() {
     let mut qp = c.create_qp(pd, &cq, &cq, CAPS).unwrap();
     connect(&mut c, &mut qp, 1, KIND, 9, 0, 0).unwrap();
     // A bad lkey: the card completes the WQE in error on its own (no peer needed).
-    let wr = SendWr { wr_id: 5, op: SendOp::Write, flags: 0, local_addr: buf.iova, length: 8, lkey: 0xdead_0001, remote_addr: 0, rkey: 1, imm: 0 };
+    let wr = SendWr { wr_id: 5, op: SendOp::Write, flags: 0, local_addr: buf.iova, length: 8, lkey: 0xdead_0001, remote_addr: 0, rkey: 1, imm: 0, atomic: Default::default() };
     c.post_send(&mut qp, &wr).unwrap();
     c.dev.bus().card.wait(5_000);
     let db = regs::addr("doorbell", "cq").unwrap();
@@ -344,7 +345,7 @@ fn a_cq_closed_while_its_cqes_are_written_takes_no_entry_more() {
     connect(&mut c, &mut qp, 1, KIND, 9, 0, 0).unwrap();
     // Bad lkeys: the card completes every WQE itself (the first in error, the rest flushed),
     // CQE after CQE; the CQ is closed under it once the first is in the ring.
-    let wr = |id| SendWr { wr_id: id, op: SendOp::Write, flags: 0, local_addr: buf.iova, length: 8, lkey: 0xdead_0001, remote_addr: 0, rkey: 1, imm: 0 };
+    let wr = |id| SendWr { wr_id: id, op: SendOp::Write, flags: 0, local_addr: buf.iova, length: 8, lkey: 0xdead_0001, remote_addr: 0, rkey: 1, imm: 0, atomic: Default::default() };
     for id in 0..32 {
         c.post_send(&mut qp, &wr(id)).unwrap();
     }

@@ -292,6 +292,7 @@ pub fn goodput_over(
                     remote_addr: dst.iova + (i * size) as u64,
                     rkey: rmr.key(),
                     imm: 0,
+                    atomic: Default::default(),
                 };
                 a.post_send(qa, &wr).map_err(e)?;
                 posted[i] += 1;
@@ -322,6 +323,7 @@ pub fn goodput_over(
             SendOp::Send | SendOp::SendImm => "SEND",
             SendOp::Read => "READ",
             SendOp::Write | SendOp::WriteImm => "WRITE",
+            SendOp::CmpSwap | SendOp::FetchAdd => "ATOMIC",
         },
         size,
         pmtu,

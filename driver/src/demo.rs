@@ -118,7 +118,7 @@ pub fn run(trace: Option<&str>, faults: Faults, log_dma: bool) -> Result<Demo, S
     let pattern: Vec<u8> = (0..max).map(|i| (i * 131 + (i >> 8) * 7 + 1) as u8).collect();
     a.write_buf(src.iova, &pattern).map_err(e)?;
     let lmr = a.reg_mr(pa, src.iova, max as u32, 0).map_err(e)?;
-    let rmr = b.reg_mr(pb, dst.iova, (max + 64) as u32, access::REMOTE_WRITE | access::LOCAL_WRITE | access::REMOTE_READ).map_err(e)?;
+    let rmr = b.reg_mr(pb, dst.iova, (max + 64) as u32, access::REMOTE_WRITE | access::LOCAL_WRITE | access::REMOTE_READ | access::REMOTE_ATOMIC).map_err(e)?;
     // Where card 0's READs land.
     let land = a.alloc_buf(max + 64, 4096).map_err(e)?;
     let land_mr = a.reg_mr(pa, land.iova, (max + 64) as u32, access::LOCAL_WRITE).map_err(e)?;
@@ -143,6 +143,10 @@ pub fn run(trace: Option<&str>, faults: Faults, log_dma: bool) -> Result<Demo, S
                 let row = one_message(&world, (&mut a, &mut b), qps, cqs, op, name, *kind, size, bufs, &pattern, lossy)?;
                 rows.push(row);
             }
+        }
+        for op in [SendOp::FetchAdd, SendOp::CmpSwap] {
+            let bufs = [(dst.iova, rmr.key()), (land.iova, land_mr.key())];
+            rows.push(one_atomic(&world, (&mut a, &mut b), &mut qa, &mut cqa, op, name, *kind, bufs, lossy)?);
         }
     }
     // Let the last ACK through the requesting card's receive pipeline before counting.
@@ -207,45 +211,16 @@ fn one_message(
         remote_addr: if op.is_rdma() { dst + offset as u64 } else { 0 },
         rkey: if op.is_rdma() { rkey } else { 0 },
         imm: 0x1234_5678,
+        atomic: Default::default(),
     };
     a.post_send(qa, &wr).map_err(e)?;
     use rnic_spec::desc::{CqOp, CqStatus};
     let send_ok = |wcs: &[crate::verbs::Wc]| wcs.len() == 1 && wcs[0].wr_id == size as u64 && wcs[0].status == CqStatus::Success;
-    let (acked, end, sent_wc) = if lossy {
-        // On a faulty link the ACK may be lost and a later one cover the message, and the
-        // message may take several rounds: wait for its completion.
-        let mut wcs = Vec::new();
-        while wcs.is_empty() && world.borrow().cycles() - start < 20_000_000 {
-            world.borrow_mut().run_until(2_000, |_| false);
-            wcs = a.poll_cq(cqa, 16).map_err(e)?;
-        }
-        (send_ok(&wcs), world.borrow().cycles(), wcs)
-    } else {
-        // The answer that ends this message: card 1's newest frame is the ACK (a READ's last
-        // response) for it — a READ's responses may pause while their host reads are out.
-        let qpn = qa.qpn;
-        let last = match reading {
-            true => [rnic_spec::responder::OP_READ_RESPONSE_LAST, rnic_spec::responder::OP_READ_RESPONSE_ONLY],
-            false => [rnic_spec::responder::OP_ACK; 2],
-        };
-        let answered = move |f: &Vec<u8>| {
-            let r = rnic_spec::wire::rx::classify(f, rnic_spec::wire::rx::RxConfig { fcs: false });
-            r.packet.is_some_and(|p| {
-                last.contains(&p.bth.opcode)
-                    && p.bth.dest_qp == qpn
-                    && p.ext.iter().any(|x| matches!(x, rnic_spec::wire::ib::Ext::Aeth(a) if a.syndrome == rnic_spec::responder::aeth::ACK))
-            })
-        };
-        let done = world.borrow_mut().run_until(2_000_000, |w| {
-            sent(w, 1) > acks_before && w.link_idle() && w.sent_by(1).last().is_some_and(|(_, f)| answered(f))
-        });
-        let w = world.borrow();
-        let ack = w.sent_by(1).last();
-        let acked = done && ack.is_some_and(|(_, f)| answered(f));
-        let end = ack.map_or(w.cycles(), |(ns, f)| (ns as f64 * CLOCK_MHZ / 1000.0 + w.wire_cycles(f.len() + 4)) as u64);
-        drop(w);
-        (acked, end, poll_one(a, cqa)?)
+    let last = match reading {
+        true => [rnic_spec::responder::OP_READ_RESPONSE_LAST, rnic_spec::responder::OP_READ_RESPONSE_ONLY],
+        false => [rnic_spec::responder::OP_ACK; 2],
     };
+    let (acked, end, sent_wc) = wait_answer(world, a, cqa, qa.qpn, last, (start, acks_before), lossy)?;
     let got = if reading { a.read_buf(land, size + 64) } else { b.read_buf(dst, size + 64) }.map_err(e)?;
     let mut want = vec![0u8; size + 64];
     want[offset..offset + size].copy_from_slice(&pattern[..size]);
@@ -276,6 +251,103 @@ fn one_message(
     })
 }
 
+/// Wait for the answer that ends a message of QP `qpn` started at cycle `start` (card 1 had
+/// sent `acks_before` frames then): card 1's newest frame has one of the opcodes `last` (an ACK,
+/// a READ's last response, an ATOMIC Acknowledge) with an ACK syndrome — a READ's responses may
+/// pause while their host reads are out. On a faulty link the answer may be lost and a later
+/// one cover the message, and the message may take several rounds: wait for its completion.
+/// Returns (answered, the cycle the answer's last bit arrived, card 0's completions).
+fn wait_answer(
+    world: &Rc<RefCell<World>>,
+    a: &mut Card,
+    cqa: &mut Cq,
+    qpn: u32,
+    last: [u8; 2],
+    (start, acks_before): (u64, usize),
+    lossy: bool,
+) -> Result<(bool, u64, Vec<crate::verbs::Wc>), String> {
+    if lossy {
+        let mut wcs = Vec::new();
+        while wcs.is_empty() && world.borrow().cycles() - start < 20_000_000 {
+            world.borrow_mut().run_until(2_000, |_| false);
+            wcs = a.poll_cq(cqa, 16).map_err(|e| e.to_string())?;
+        }
+        let ok = wcs.len() == 1 && wcs[0].status == rnic_spec::desc::CqStatus::Success;
+        return Ok((ok, world.borrow().cycles(), wcs));
+    }
+    let answered = move |f: &Vec<u8>| {
+        let r = rnic_spec::wire::rx::classify(f, rnic_spec::wire::rx::RxConfig { fcs: false });
+        r.packet.is_some_and(|p| {
+            last.contains(&p.bth.opcode)
+                && p.bth.dest_qp == qpn
+                && p.ext.iter().any(|x| matches!(x, rnic_spec::wire::ib::Ext::Aeth(a) if a.syndrome == rnic_spec::responder::aeth::ACK))
+        })
+    };
+    let done = world.borrow_mut().run_until(2_000_000, |w| sent(w, 1) > acks_before && w.link_idle() && w.sent_by(1).last().is_some_and(|(_, f)| answered(f)));
+    let w = world.borrow();
+    let ack = w.sent_by(1).last();
+    let acked = done && ack.is_some_and(|(_, f)| answered(f));
+    let end = ack.map_or(w.cycles(), |(ns, f)| (ns as f64 * CLOCK_MHZ / 1000.0 + w.wire_cycles(f.len() + 4)) as u64);
+    drop(w);
+    Ok((acked, end, poll_one(a, cqa)?))
+}
+
+/// One atomic (`op`) from card 0's `qa` on the 8-byte word at `dst + 8` of card 1: the word
+/// holds a known value first; its original value must land at `land + 8` of card 0, the new
+/// one in the word, and no other byte of either 24-byte window change.
+#[allow(clippy::too_many_arguments)]
+fn one_atomic(
+    world: &Rc<RefCell<World>>,
+    (a, b): (&mut Card, &mut Card),
+    qa: &mut Qp,
+    cqa: &mut Cq,
+    op: SendOp,
+    path: &'static str,
+    kind: PathKind,
+    [(dst, rkey), (land, land_key)]: [(u64, u32); 2],
+    lossy: bool,
+) -> Result<DemoRow, String> {
+    use rnic_spec::desc::CqOp;
+    let e = |e: crate::verbs::VerbsError| e.to_string();
+    const WORD: u64 = 0x0123_4567_89AB_CDEF;
+    const ADD: u64 = 0xFEDC_0000_0000_0011;
+    const SWAP: u64 = 0x5A5A_0000_1111_2222;
+    let window = |v: u64| [[0u8; 8], v.to_le_bytes(), [0u8; 8]].concat();
+    b.write_buf(dst, &window(WORD)).map_err(e)?;
+    a.write_buf(land, &window(0)).map_err(e)?;
+    let (new, cq_op) = if op == SendOp::FetchAdd { (WORD.wrapping_add(ADD), CqOp::FetchAdd) } else { (SWAP, CqOp::CmpSwap) };
+    let acks_before = sent(&world.borrow(), 1);
+    let start = world.borrow().cycles();
+    let wr = SendWr {
+        wr_id: 8,
+        op,
+        flags: 0,
+        local_addr: land + 8,
+        length: 8,
+        lkey: land_key,
+        remote_addr: dst + 8,
+        rkey,
+        imm: 0,
+        atomic: rnic_spec::wire::tx::AtomicArgs { value: if op == SendOp::FetchAdd { ADD } else { SWAP }, compare: WORD },
+    };
+    a.post_send(qa, &wr).map_err(e)?;
+    let (acked, end, wcs) = wait_answer(world, a, cqa, qa.qpn, [rnic_spec::responder::OP_ATOMIC_ACK; 2], (start, acks_before), lossy)?;
+    let got = [a.read_buf(land, 24).map_err(e)?, b.read_buf(dst, 24).map_err(e)?].concat();
+    let want = [window(WORD), window(new)].concat();
+    let completed = wcs.len() == 1 && wcs[0].status == rnic_spec::desc::CqStatus::Success && wcs[0].op == cq_op && wcs[0].byte_len == 8;
+    Ok(DemoRow {
+        op: op_name(op),
+        path,
+        pmtu: kind.pmtu,
+        size: 8,
+        packets: 1,
+        cycles: end.saturating_sub(start),
+        first_bad_byte: got.iter().zip(&want).position(|(x, y)| x != y),
+        acked,
+        completed,
+    })
+}
+
 /// The name of a demo operation.
 fn op_name(op: SendOp) -> &'static str {
     match op {
@@ -284,6 +356,8 @@ fn op_name(op: SendOp) -> &'static str {
         SendOp::Send => "SEND",
         SendOp::SendImm => "SEND with immediate",
         SendOp::Read => "READ",
+        SendOp::CmpSwap => "COMPARE & SWAP",
+        SendOp::FetchAdd => "FETCH & ADD",
     }
 }
 

@@ -28,6 +28,7 @@ const QUIESCE_CYCLES: u64 = 2_500;
 pub const DEFAULT_TIMEOUT: u8 = 14;
 use rnic_spec::regs::{self, qp_state};
 use rnic_spec::wire::eth::Vlan;
+use rnic_spec::wire::tx::AtomicArgs;
 use rnic_spec::wire::psn::PSN_MASK;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,6 +65,8 @@ pub enum VerbsError {
     Unsupported(&'static str),
     /// A work request's length exceeds an RC message.
     TooLong(u64),
+    /// An atomic whose local buffer is not 8 bytes.
+    AtomicLength(u32),
     /// The protection domain is not one of this context's, or was deallocated.
     UnknownPd(u16),
     /// The completion queue is not one of this context's, or was destroyed.
@@ -101,6 +104,7 @@ impl std::fmt::Display for VerbsError {
             VerbsError::NotReadyToReceive(s) => write!(f, "the QP is in {s:?}: move it to Init (or later) before posting receives"),
             VerbsError::Unsupported(what) => write!(f, "{what} is not supported by this card yet"),
             VerbsError::TooLong(n) => write!(f, "{n} bytes is longer than an RC message may be ({MAX_MESSAGE})"),
+            VerbsError::AtomicLength(n) => write!(f, "an atomic's local buffer is {n} bytes: it must be 8, the size of the original value it receives"),
             VerbsError::UnknownPd(pd) => write!(f, "protection domain {pd} is not allocated: use one alloc_pd returned"),
             VerbsError::UnknownCq(cqn) => write!(f, "completion queue {cqn} does not exist: use one create_cq returned"),
             VerbsError::InUse(what, by) => write!(f, "{what} is in use by {by}: release that first"),
@@ -233,6 +237,9 @@ pub struct SendWr {
     pub rkey: u32,
     /// Operations with immediate data only.
     pub imm: u32,
+    /// Atomics only (`remote_addr` names the 8-byte remote word, `length` is 8): the swap
+    /// value or the addend (`value`), and COMPARE & SWAP's compare value.
+    pub atomic: AtomicArgs,
 }
 
 /// A receive work request: one buffer, in a region with LOCAL_WRITE access.
@@ -264,6 +271,8 @@ impl SendWr {
             lkey: self.lkey,
             remote_addr: self.remote_addr,
             rkey: self.rkey,
+            swap_add: self.atomic.value,
+            compare: self.atomic.compare,
         }
     }
 }
@@ -951,6 +960,9 @@ impl<B: Bus> Context<B> {
         if wr.length > MAX_MESSAGE {
             return Err(VerbsError::TooLong(wr.length as u64));
         }
+        if wr.op.is_atomic() && wr.length != 8 {
+            return Err(VerbsError::AtomicLength(wr.length));
+        }
         Ok(())
     }
 }
@@ -961,6 +973,8 @@ fn completion_op(op: SendOp) -> CqOp {
         SendOp::Read => CqOp::Read,
         SendOp::Write | SendOp::WriteImm => CqOp::Write,
         SendOp::Send | SendOp::SendImm => CqOp::Send,
+        SendOp::CmpSwap => CqOp::CmpSwap,
+        SendOp::FetchAdd => CqOp::FetchAdd,
     }
 }
 

@@ -149,12 +149,16 @@ fn sim_demo_checks_every_byte_and_captures_valid_roce_frames() {
     let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let (summary, rows) = lines.split_last().unwrap();
     assert_eq!(summary["summary"]["ok"], true);
-    assert_eq!(rows.len(), 90, "WRITE, WRITE with immediate, SEND, SEND with immediate, READ; six sizes, three paths");
+    assert_eq!(rows.len(), 96, "WRITE, WRITE with immediate, SEND, SEND with immediate, READ: six sizes; FETCH & ADD, COMPARE & SWAP; three paths");
     assert!(rows.iter().all(|r| r["bytes_ok"] == true && r["acked"] == true && r["completed"] == true));
     assert!(rows.iter().any(|r| r["size"] == 1 << 20) && rows.iter().any(|r| r["size"] == 1));
     for op in ["WRITE", "WRITE with immediate", "SEND", "SEND with immediate", "READ"] {
         assert_eq!(rows.iter().filter(|r| r["operation"] == op).count(), 18, "{op}");
     }
+    for op in ["FETCH & ADD", "COMPARE & SWAP"] {
+        assert_eq!(rows.iter().filter(|r| r["operation"] == op && r["size"] == 8).count(), 3, "{op}");
+    }
+    assert_eq!(summary["summary"]["counters"]["card1"]["responder.atomics"], 6);
     assert_eq!(summary["summary"]["counters"]["card1"]["responder.naks_access"], 0);
     assert_eq!(summary["summary"]["counters"]["card1"]["responder.receives"], 54, "a receive per SEND and WRITE with immediate");
     // Every frame on the link: valid RoCE v2 by the reference receiver (fields, lengths, ICRC),
@@ -169,17 +173,19 @@ fn sim_demo_checks_every_byte_and_captures_valid_roce_frames() {
         v6 += matches!(r.packet.unwrap().ip, rnic_spec::wire::packet::IpHeader::V6(_)) as usize;
     }
     assert!(v6 > 0 && v6 < frames.len());
-    // The host write log: card 1 wrote every message's bytes into its region (payload) and
-    // its completion ring (receive CQEs), card 0 the READs' bytes into its region and its
-    // completions; nothing elsewhere.
+    // The host write log: card 1 wrote every message's bytes (an atomic's new word) into its
+    // region and its completion ring (receive CQEs), card 0 the READs' bytes and the atomics'
+    // original values into its region and its completions; nothing elsewhere.
     let log: Vec<serde_json::Value> = std::fs::read_to_string(&log_path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     std::fs::remove_file(&log_path).ok();
     let bytes = |card: u64, target: &str| log.iter().filter(|w| w["card"] == card && w["target"] == target).map(|w| w["len"].as_u64().unwrap()).sum::<u64>();
-    let payload = |read: bool| rows.iter().filter(|r| (r["operation"] == "READ") == read).map(|r| r["size"].as_u64().unwrap()).sum::<u64>();
-    assert_eq!(bytes(1, "region"), payload(false), "every message's bytes, once");
-    assert_eq!(bytes(0, "region"), payload(true), "every READ's bytes, once");
+    let payload = |ops: &[&str]| rows.iter().filter(|r| ops.iter().any(|op| r["operation"] == *op)).map(|r| r["size"].as_u64().unwrap()).sum::<u64>();
+    let atomics = ["FETCH & ADD", "COMPARE & SWAP"];
+    let to_card1 = ["WRITE", "WRITE with immediate", "SEND", "SEND with immediate", atomics[0], atomics[1]];
+    assert_eq!(bytes(1, "region"), payload(&to_card1), "every message's bytes, once");
+    assert_eq!(bytes(0, "region"), payload(&["READ", atomics[0], atomics[1]]), "every READ's bytes and original value, once");
     assert_eq!(bytes(1, "completion"), 54 * 32, "a 32-byte CQE per receive");
-    assert_eq!(bytes(0, "completion"), 90 * 32, "a CQE per send");
+    assert_eq!(bytes(0, "completion"), 96 * 32, "a CQE per send");
     assert_eq!(bytes(0, "outside") + bytes(1, "outside"), 0);
     assert!(log.windows(2).all(|p| p[0]["card"] != p[1]["card"] || p[0]["cycle"].as_u64() <= p[1]["cycle"].as_u64()), "in order per card");
 }
@@ -194,7 +200,7 @@ fn sim_demo_over_a_faulty_link_recovers_every_operation() {
     let (summary, rows) = lines.split_last().unwrap();
     let s = &summary["summary"];
     assert_eq!(s["ok"], true);
-    assert_eq!(rows.len(), 90);
+    assert_eq!(rows.len(), 96);
     assert!(rows.iter().all(|r| r["bytes_ok"] == true && r["completed"] == true));
     let link = &s["link"];
     assert!(link["lost"].as_u64().unwrap() > 0 && link["reordered"].as_u64().unwrap() > 0, "{link}");

@@ -891,8 +891,8 @@ impl Logic for Nic {
             self.o_imm.d.next = self.req.txd_imm.val();
             self.o_aeth_syndrome.d.next = self.zero8.val();
             self.o_aeth_msn.d.next = self.zero24.val();
-            self.o_atomic_value.d.next = self.zero64.val();
-            self.o_atomic_compare.d.next = self.zero64.val();
+            self.o_atomic_value.d.next = self.req.txd_atomic_value.val();
+            self.o_atomic_compare.d.next = self.req.txd_atomic_compare.val();
             self.o_payload_len.d.next = self.req.txd_payload_len.val();
             if self.sel_ext.val() {
                 self.o_eth_dst.d.next = self.txd_eth_dst.val();

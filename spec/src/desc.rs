@@ -38,6 +38,10 @@ pub mod send_wqe {
     pub const LKEY: usize = 28;
     pub const REMOTE_ADDR: usize = 32;
     pub const RKEY: usize = 40;
+    /// Atomics: the swap value (COMPARE & SWAP) or the addend (FETCH & ADD).
+    pub const SWAP_ADD: usize = 48;
+    /// COMPARE & SWAP: the value compared with the remote word.
+    pub const COMPARE: usize = 56;
 }
 
 /// What a send work request asks for.
@@ -49,11 +53,18 @@ pub enum SendOp {
     Write = 2,
     WriteImm = 3,
     Read = 4,
+    /// COMPARE & SWAP of the 8-byte remote word; the original value lands in the local buffer.
+    CmpSwap = 5,
+    /// FETCH & ADD of the 8-byte remote word; the original value lands in the local buffer.
+    FetchAdd = 6,
 }
 
 impl SendOp {
     pub fn from_code(c: u8) -> Option<SendOp> {
-        [SendOp::Send, SendOp::SendImm, SendOp::Write, SendOp::WriteImm, SendOp::Read].into_iter().find(|o| *o as u8 == c)
+        [SendOp::Send, SendOp::SendImm, SendOp::Write, SendOp::WriteImm, SendOp::Read, SendOp::CmpSwap, SendOp::FetchAdd].into_iter().find(|o| *o as u8 == c)
+    }
+    pub fn is_atomic(self) -> bool {
+        matches!(self, SendOp::CmpSwap | SendOp::FetchAdd)
     }
     /// Operations that name remote memory (a RETH on the wire).
     pub fn is_rdma(self) -> bool {
@@ -84,6 +95,8 @@ pub struct SendWqe {
     pub lkey: u32,
     pub remote_addr: u64,
     pub rkey: u32,
+    pub swap_add: u64,
+    pub compare: u64,
 }
 
 /// A receive work queue entry (one scatter/gather element).
@@ -140,6 +153,8 @@ pub enum CqOp {
     Recv = 3,
     /// A receive consumed by an RDMA WRITE with immediate (no data in the receive buffer).
     RecvRdmaImm = 4,
+    CmpSwap = 5,
+    FetchAdd = 6,
 }
 
 /// CQE flags.
@@ -201,6 +216,8 @@ impl SendWqe {
         b[LKEY..LKEY + 4].copy_from_slice(&self.lkey.to_le_bytes());
         b[REMOTE_ADDR..REMOTE_ADDR + 8].copy_from_slice(&self.remote_addr.to_le_bytes());
         b[RKEY..RKEY + 4].copy_from_slice(&self.rkey.to_le_bytes());
+        b[SWAP_ADD..SWAP_ADD + 8].copy_from_slice(&self.swap_add.to_le_bytes());
+        b[COMPARE..COMPARE + 8].copy_from_slice(&self.compare.to_le_bytes());
         b
     }
 
@@ -216,6 +233,8 @@ impl SendWqe {
             lkey: u32_at(b, LKEY),
             remote_addr: u64_at(b, REMOTE_ADDR),
             rkey: u32_at(b, RKEY),
+            swap_add: u64_at(b, SWAP_ADD),
+            compare: u64_at(b, COMPARE),
         }
     }
 }
@@ -297,6 +316,8 @@ mod tests {
             lkey: 0x100,
             remote_addr: 0x2_0000_0003,
             rkey: 0x200,
+            swap_add: 0xFEDC_BA98_7654_3210,
+            compare: 0x1111_2222_3333_4444,
         };
         assert_eq!(SendWqe::parse(&w.pack()), w);
         let r = RecvWqe { wr_id: 7, addr: 0x3000, length: 4096, lkey: 9 };
@@ -307,7 +328,8 @@ mod tests {
         assert_eq!(parse_doorbell(doorbell(0x1234, 0xFFFF)), (0x1234, 0xFFFF));
         assert_eq!(CqStatus::from_code(10), Some(CqStatus::RemoteAccess));
         assert_eq!(SendOp::from_code(3), Some(SendOp::WriteImm));
-        assert!(SendOp::from_code(9).is_none());
+        assert_eq!(SendOp::from_code(6), Some(SendOp::FetchAdd));
+        assert!(SendOp::from_code(7).is_none());
     }
 
     /// Every field where the layout says, byte by byte: a change to an offset table breaks
@@ -344,8 +366,11 @@ mod tests {
             lkey: 0x201F_1E1D,
             remote_addr: 0x2827_2625_2423_2221,
             rkey: 0x2C2B_2A29,
+            swap_add: 0x3837_3635_3433_3231,
+            compare: 0x403F_3E3D_3C3B_3A39,
         };
-        let mut want: Vec<u8> = (1..=44).chain([0; 20]).collect();
+        let mut want: Vec<u8> = (1..=64).collect();
+        want[44..48].fill(0);
         want[10] = 0;
         want[11] = 0;
         assert_eq!(w.pack().to_vec(), want);

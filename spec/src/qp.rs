@@ -12,11 +12,11 @@
 use crate::desc::{send_flags, SendOp, SendWqe};
 use crate::mr::{self, AccessError, MemoryRegion};
 use crate::regs::{qp_flags, qp_state};
-use crate::responder::OP_READ_REQUEST;
+use crate::responder::{OP_CMP_SWAP, OP_FETCH_ADD, OP_READ_REQUEST};
 use crate::wire::eth::Vlan;
 use crate::wire::ib::Reth;
 use crate::wire::psn;
-use crate::wire::tx::{IpPair, TxDescriptor};
+use crate::wire::tx::{AtomicArgs, IpPair, TxDescriptor};
 
 /// Smallest and largest path MTU, as log2 bytes (256 … 4096).
 pub const PMTU_LOG2_MIN: u8 = 8;
@@ -130,10 +130,12 @@ impl Default for QpContext {
 /// Why a send WQE was refused without sending anything.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WqeError {
-    /// An opcode this requester does not send (yet): atomics, or no opcode at all.
+    /// An opcode this requester does not send: no opcode at all.
     UnsupportedOp(u8),
     /// Longer than an RC message may be.
     TooLong(u32),
+    /// An atomic whose local buffer is not the 8 bytes its original value takes.
+    AtomicLength(u32),
     /// The local key does not allow reading the buffer (writing it, for an RDMA READ).
     LocalKey(AccessError),
 }
@@ -199,27 +201,39 @@ impl QpContext {
         wqe: &SendWqe,
         first_psn: u32,
     ) -> Result<Vec<RequestPacket>, WqeError> {
-        let op = match SendOp::from_code(wqe.op) {
-            Some(op @ (SendOp::Send | SendOp::SendImm | SendOp::Write | SendOp::WriteImm | SendOp::Read)) => op,
-            _ => return Err(WqeError::UnsupportedOp(wqe.op)),
+        let Some(op) = SendOp::from_code(wqe.op) else {
+            return Err(WqeError::UnsupportedOp(wqe.op));
         };
         if wqe.length > MAX_MESSAGE {
             return Err(WqeError::TooLong(wqe.length));
         }
-        // An RDMA READ's responses are written into the local buffer.
-        let need = if op == SendOp::Read { mr::access::LOCAL_WRITE } else { mr::access::LOCAL_READ };
+        if op.is_atomic() && wqe.length != 8 {
+            return Err(WqeError::AtomicLength(wqe.length));
+        }
+        // An RDMA READ's responses and an atomic's original value are written into the local
+        // buffer.
+        let need = if op == SendOp::Read || op.is_atomic() { mr::access::LOCAL_WRITE } else { mr::access::LOCAL_READ };
         mr::check(mrs, wqe.lkey, self.pd, wqe.local_addr, wqe.length, need).map_err(WqeError::LocalKey)?;
         let ip = self.ip_pair(port);
-        if op == SendOp::Read {
-            // One request packet, no payload; its responses take the PSNs after it.
+        if op == SendOp::Read || op.is_atomic() {
+            // One request packet, no payload; a READ's responses take the PSNs after it, an
+            // atomic's acknowledge its own. An atomic's AtomicETH takes the RETH's VA and R_Key
+            // (its DMA length field stays the 8 bytes, unused on the wire).
+            let opcode = match op {
+                SendOp::CmpSwap => OP_CMP_SWAP,
+                SendOp::FetchAdd => OP_FETCH_ADD,
+                _ => OP_READ_REQUEST,
+            };
+            let atomic = if op.is_atomic() { AtomicArgs { value: wqe.swap_add, compare: wqe.compare } } else { AtomicArgs::default() };
             return Ok(vec![RequestPacket {
                 desc: TxDescriptor {
-                    opcode: OP_READ_REQUEST,
+                    opcode,
                     se: false,
                     ack_req: true,
                     psn: first_psn & psn::PSN_MASK,
                     reth: Reth { va: wqe.remote_addr, rkey: wqe.rkey, dma_len: wqe.length },
                     imm: 0,
+                    atomic,
                     payload_len: 0,
                     ..self.descriptor(port, ip)
                 },
@@ -424,8 +438,10 @@ pub(crate) mod tests {
         // Refusals.
         let bad = SendWqe { lkey: 0x201, ..wqe };
         assert_eq!(ctx().request(&port, &mrs, &bad, 0), Err(WqeError::LocalKey(AccessError::UnknownKey)));
-        let atomic = SendWqe { op: 5, ..wqe };
-        assert_eq!(ctx().request(&port, &mrs, &atomic, 0), Err(WqeError::UnsupportedOp(5)));
+        let unknown = SendWqe { op: 7, ..wqe };
+        assert_eq!(ctx().request(&port, &mrs, &unknown, 0), Err(WqeError::UnsupportedOp(7)));
+        let atomic = SendWqe { op: SendOp::FetchAdd as u8, swap_add: 5, compare: 9, ..wqe };
+        assert_eq!(ctx().request(&port, &mrs, &atomic, 0), Err(WqeError::AtomicLength(2500)));
         // An RDMA READ: one request with the RETH and no payload; the local buffer must allow
         // LOCAL_WRITE.
         let read = SendWqe { op: SendOp::Read as u8, ..wqe };
@@ -435,6 +451,15 @@ pub(crate) mod tests {
         assert_eq!((p.len(), p[0].desc.opcode, p[0].desc.payload_len, p[0].desc.psn), (1, OP_READ_REQUEST, 0, 0xFF_FFFF));
         assert_eq!(p[0].desc.reth, Reth { va: 0x9000, rkey: 7, dma_len: 2500 });
         assert!(p[0].desc.ack_req && !p[0].desc.se);
+        // Atomics: 8 bytes, one request with the AtomicETH, LOCAL_WRITE on the local buffer.
+        let atomic = SendWqe { length: 8, ..atomic };
+        let p = ctx().request(&port, &mrs, &atomic, 3).unwrap();
+        assert_eq!((p.len(), p[0].desc.opcode, p[0].desc.payload_len, p[0].desc.psn), (1, OP_FETCH_ADD, 0, 3));
+        assert_eq!((p[0].desc.reth.va, p[0].desc.reth.rkey, p[0].desc.atomic), (0x9000, 7, AtomicArgs { value: 5, compare: 9 }));
+        let cas = SendWqe { op: SendOp::CmpSwap as u8, ..atomic };
+        assert_eq!(ctx().request(&port, &mrs, &cas, 3).unwrap()[0].desc.opcode, OP_CMP_SWAP);
+        mrs[1] = Some(mr);
+        assert_eq!(ctx().request(&port, &mrs, &cas, 0), Err(WqeError::LocalKey(AccessError::NoAccess)));
     }
 
     #[test]

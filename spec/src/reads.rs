@@ -12,20 +12,25 @@
 //! local key (LOCAL_WRITE) — the card checks that with the READ's first response and again after
 //! any region changed — so a region deregistered meanwhile gets none; after the READ's last
 //! response it completes and the next READ is the oldest.
+//!
+//! An atomic is kept the same way: one PSN, answered by one ATOMIC Acknowledge without payload
+//! whose original value fills the 8-byte local buffer (a READ response for an atomic, or an
+//! ATOMIC Acknowledge for a READ, is malformed).
 
 use crate::mr::{self, AccessError, MemoryRegion};
-use crate::responder::{OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_LAST, OP_READ_RESPONSE_MIDDLE, OP_READ_RESPONSE_ONLY};
+use crate::responder::{OP_ATOMIC_ACK, OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_LAST, OP_READ_RESPONSE_MIDDLE, OP_READ_RESPONSE_ONLY};
 use crate::wire::psn;
 use std::collections::VecDeque;
 
-/// An RDMA READ the QP has sent and not yet seen all responses of: `len` bytes into `laddr`
-/// under `lkey`, its responses from PSN `psn` on.
+/// An RDMA READ (or an atomic, `atomic`: `len` 8) the QP has sent and not yet seen all
+/// responses of: `len` bytes into `laddr` under `lkey`, its responses from PSN `psn` on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PendingRead {
     pub laddr: u64,
     pub len: u32,
     pub lkey: u32,
     pub psn: u32,
+    pub atomic: bool,
 }
 
 /// What one arriving response or ACK does.
@@ -87,8 +92,9 @@ impl ReadPlacer {
         ReadArrival::ImpliedNak { psn: at }
     }
 
-    /// A READ RESPONSE packet (`opcode`, `psn`, `len` payload bytes) for a QP in PD `pd` at
-    /// path MTU 2^`pmtu_log2`, with the card's regions `mrs`.
+    /// A READ RESPONSE or ATOMIC Acknowledge packet (`opcode`, `psn`, `len` payload bytes) for
+    /// a QP in PD `pd` at path MTU 2^`pmtu_log2`, with the card's regions `mrs`. (A placed
+    /// ATOMIC Acknowledge writes the 8 bytes of its original value.)
     pub fn response(&mut self, mrs: &[Option<MemoryRegion>], pd: u16, pmtu_log2: u8, opcode: u8, at: u32, len: u32) -> ReadArrival {
         let Some(read) = self.pending.front().copied() else {
             return ReadArrival::Unexpected;
@@ -104,13 +110,21 @@ impl ReadPlacer {
         let (first, last) = (self.placed == 0, self.placed + 1 == packets);
         let op_ok = opcode
             == match (first, last) {
+                _ if read.atomic => OP_ATOMIC_ACK,
                 (true, true) => OP_READ_RESPONSE_ONLY,
                 (true, false) => OP_READ_RESPONSE_FIRST,
                 (false, true) => OP_READ_RESPONSE_LAST,
                 (false, false) => OP_READ_RESPONSE_MIDDLE,
             };
         let off = self.placed * pmtu;
-        let len_ok = if last { len == read.len - off } else { len == pmtu };
+        let len_ok = if read.atomic {
+            len == 0
+        } else if last {
+            len == read.len - off
+        } else {
+            len == pmtu
+        };
+        let len = if read.atomic { read.len } else { len };
         if !op_ok || !len_ok {
             return ReadArrival::Malformed;
         }
@@ -160,8 +174,8 @@ mod tests {
         let mut mrs = vec![None; 4];
         mrs[1] = Some(MemoryRegion { key: 0x101, base: 0x1000, length: 0x10000, access: mr::access::LOCAL_WRITE, pd: 1 });
         let mut p = ReadPlacer::default();
-        p.pending.push_back(PendingRead { laddr: 0x2000, len: 600, lkey: 0x101, psn: 0xFF_FFFF });
-        p.pending.push_back(PendingRead { laddr: 0x4000, len: 0, lkey: 0x101, psn: 2 });
+        p.pending.push_back(PendingRead { laddr: 0x2000, len: 600, lkey: 0x101, psn: 0xFF_FFFF, atomic: false });
+        p.pending.push_back(PendingRead { laddr: 0x4000, len: 0, lkey: 0x101, psn: 2, atomic: false });
         (p, mrs)
     }
 
@@ -178,6 +192,18 @@ mod tests {
         assert_eq!(p.response(&mrs, 1, 8, OP_READ_RESPONSE_ONLY, 2, 0), ReadArrival::Placed { addr: 0x4000, len: 0, done: true });
         assert_eq!(p.response(&mrs, 1, 8, OP_READ_RESPONSE_ONLY, 3, 0), ReadArrival::Unexpected);
         assert!(p.pending.is_empty());
+    }
+
+    #[test]
+    fn an_atomic_takes_one_atomic_acknowledge_without_payload() {
+        let (mut p, mrs) = placer();
+        p.pending.push_front(PendingRead { laddr: 0x3000, len: 8, lkey: 0x101, psn: 0xFF_FFFE, atomic: true });
+        assert_eq!(p.response(&mrs, 1, 8, OP_READ_RESPONSE_ONLY, 0xFF_FFFE, 8), ReadArrival::Malformed, "a READ response for an atomic");
+        assert_eq!(p.response(&mrs, 1, 8, OP_ATOMIC_ACK, 0xFF_FFFE, 8), ReadArrival::Malformed, "an acknowledge with payload");
+        assert_eq!(p.response(&mrs, 1, 8, OP_ATOMIC_ACK, 0xFF_FFFE, 0), ReadArrival::Placed { addr: 0x3000, len: 8, done: true });
+        assert_eq!(p.response(&mrs, 1, 8, OP_ATOMIC_ACK, 0xFF_FFFE, 0), ReadArrival::Duplicate);
+        assert_eq!(p.response(&mrs, 1, 8, OP_ATOMIC_ACK, 0xFF_FFFF, 0), ReadArrival::Malformed, "an ATOMIC Acknowledge for a READ");
+        assert_eq!(p.pending.len(), 2);
     }
 
     #[test]

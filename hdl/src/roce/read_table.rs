@@ -21,9 +21,10 @@ pub const RD_ADDR: usize = QP_SLOT_BITS + 3;
 const _: () = assert!(rnic_spec::qp::RD_SLOTS == 8);
 
 pack_word! {
-    /// An outstanding READ: its local buffer (`len` bytes at `laddr` under `lkey`), its first
-    /// PSN and the PSN after its last response.
-    lsb_first ReadEntry: 176 { laddr: 64, len: 32, lkey: 32, psn: 24, end_psn: 24 }
+    /// An outstanding READ or atomic (`atomic`: answered by one ATOMIC Acknowledge, whose
+    /// original value fills the 8-byte buffer): its local buffer (`len` bytes at `laddr` under
+    /// `lkey`), its first PSN and the PSN after its last response.
+    lsb_first ReadEntry: 177 { laddr: 64, len: 32, lkey: 32, psn: 24, end_psn: 24, atomic: 1 }
 }
 pack_word! { lsb_first EntryAddr: 11 { slot: 3, qp: 8 } }
 
@@ -42,7 +43,7 @@ crate::hdl_block! {
         pub ap_valid: Signal<In, Bit>,
         pub ap_qp: Signal<In, Bits<QP_SLOT_BITS>>,
         pub ap_tail: Signal<In, Bits<RD_PTR>>,
-        pub ap_entry: Signal<In, Bits<176>>,
+        pub ap_entry: Signal<In, Bits<177>>,
         /// The responder popped the QP's oldest entry: its head is now `pop_head`.
         pub pop_valid: Signal<In, Bit>,
         pub pop_qp: Signal<In, Bits<QP_SLOT_BITS>>,
@@ -53,11 +54,11 @@ crate::hdl_block! {
         pub rsp_tail: Signal<Out, Bits<RD_PTR>>,
         pub rsp_slot_qp: Signal<In, Bits<QP_SLOT_BITS>>,
         pub rsp_slot: Signal<In, Bits<3>>,
-        pub rsp_entry: Signal<Out, Bits<176>>,
+        pub rsp_entry: Signal<Out, Bits<177>>,
         pub req_qp: Signal<In, Bits<QP_SLOT_BITS>>,
         pub req_head: Signal<Out, Bits<RD_PTR>>,
 
-        entries: RAM<Bits<176>, RD_ADDR>,
+        entries: RAM<Bits<177>, RD_ADDR>,
         tails: RAM<Bits<RD_PTR>, QP_SLOT_BITS>,
         heads: RAM<Bits<RD_PTR>, QP_SLOT_BITS>,
         wr_addr: EntryAddr,

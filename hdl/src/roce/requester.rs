@@ -61,7 +61,7 @@ use crate::roce::read_table::{ReadEntry, RD_PTR};
 use rnic_spec::desc::{send_flags, send_wqe, SendOp};
 use rnic_spec::mr::access;
 use rnic_spec::qp::{MAX_MESSAGE, RD_SLOTS, SQ_LOG_SIZE_MAX, WQE_BATCH};
-use rnic_spec::responder::OP_READ_REQUEST;
+use rnic_spec::responder::{OP_CMP_SWAP, OP_FETCH_ADD, OP_READ_REQUEST};
 use rnic_spec::regs::{qp_state, QPS, QP_SLOT_BITS};
 use rust_hdl::prelude::*;
 
@@ -90,15 +90,17 @@ pack_word! { lsb_first WqeOffset: 64 { zero: 6, index: 16 } }
 pack_word! { lsb_first BatchBytes: 16 { zero: 6, count: 3 } }
 pack_word! {
     /// One packet for the transmit engine (the source addresses are the port's).
-    lsb_first TxDescWord: 493 {
+    lsb_first TxDescWord: 621 {
         opcode: 8, se: 1, ack_req: 1, psn: 24, va: 64, rkey: 32, dma_len: 32, imm: 32,
         payload_len: 13, dest_qp: 24, mac: 48, ipv6: 1, vlan: 1, vlan_tci: 16, dscp: 6, ecn: 2,
-        ttl: 8, flow_label: 20, udp_sport: 16, ip: 128, pkey: 16,
+        ttl: 8, flow_label: 20, udp_sport: 16, ip: 128, pkey: 16, atomic_value: 64, atomic_compare: 64,
     }
 }
 
-fn desc_at(name: &str) -> Constant<Bits<9>> {
-    crate::pack::field_at(TxDescWord::FIELDS, name, 0)
+/// Bit offset of a descriptor field (the word is wider than 512 bits).
+fn desc_at(name: &str) -> Constant<Bits<10>> {
+    let i = TxDescWord::FIELDS.iter().position(|f| f.0 == name).unwrap_or_else(|| panic!("field {name}"));
+    c::<10>(TxDescWord::FIELDS[..i].iter().map(|f| f.1 as u64).sum())
 }
 
 /// Bit offset of a send WQE field in its (byte 0 aligned) DMA beat.
@@ -197,6 +199,8 @@ crate::hdl_block! {
         pub txd_dma_len: Signal<Out, Bits<32>>,
         pub txd_imm: Signal<Out, Bits<32>>,
         pub txd_payload_len: Signal<Out, Bits<LEN_BITS>>,
+        pub txd_atomic_value: Signal<Out, Bits<64>>,
+        pub txd_atomic_compare: Signal<Out, Bits<64>>,
         pub txp_valid: Signal<Out, Bit>,
         pub txp_ready: Signal<In, Bit>,
         pub txp_data: Signal<Out, Bits<512>>,
@@ -208,13 +212,14 @@ crate::hdl_block! {
         /// The PSN after the sent WQE's last packet (its first PSN plus its packet count, one
         /// for a message of length 0): the completer takes acknowledges for no PSN past it.
         pub sent_end_psn: Signal<Out, Bits<24>>,
-        /// The sent WQE is an RDMA READ: it completes only once its last response is placed.
+        /// The sent WQE is an RDMA READ or an atomic: it completes only once its last
+        /// response (READ response, ATOMIC Acknowledge) is placed.
         pub sent_read: Signal<Out, Bit>,
         /// New READs into the `ReadTable` (see there); the QP's head from it (read at `cur`).
         pub rd_ap_valid: Signal<Out, Bit>,
         pub rd_ap_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
         pub rd_ap_tail: Signal<Out, Bits<RD_PTR>>,
-        pub rd_ap_entry: Signal<Out, Bits<176>>,
+        pub rd_ap_entry: Signal<Out, Bits<177>>,
         pub rd_head_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
         pub rd_head: Signal<In, Bits<RD_PTR>>,
         /// A WQE of QP `sent_qp` was refused or flushed (`err_status`: a `CqStatus`); the FSM
@@ -281,7 +286,7 @@ crate::hdl_block! {
         st_flushed: Constant<Bits<8>> = c::<8>(rnic_spec::desc::CqStatus::Flushed as u64),
         pi_ram: RAM<Bits<16>, QP_SLOT_BITS>,
         ready: RamFifo<READY_PTR, QP_SLOT_BITS, QP_SLOT_BITS, 1, 1>,
-        descs: RamFifo<DESC_PTR, DESC_ADDR, 493, 1, 1>,
+        descs: RamFifo<DESC_PTR, DESC_ADDR, 621, 1, 1>,
         st_commit: SqStateWord,
         st_back: SqStateWord,
         wqe_off: WqeOffset,
@@ -351,27 +356,31 @@ crate::hdl_block! {
         w_lkey_at: Constant<Bits<9>> = wqe_at(send_wqe::LKEY),
         w_raddr_at: Constant<Bits<9>> = wqe_at(send_wqe::REMOTE_ADDR),
         w_rkey_at: Constant<Bits<9>> = wqe_at(send_wqe::RKEY),
-        d_opcode: Constant<Bits<9>> = desc_at("opcode"),
-        d_se: Constant<Bits<9>> = desc_at("se"),
-        d_ack_req: Constant<Bits<9>> = desc_at("ack_req"),
-        d_psn: Constant<Bits<9>> = desc_at("psn"),
-        d_va: Constant<Bits<9>> = desc_at("va"),
-        d_rkey: Constant<Bits<9>> = desc_at("rkey"),
-        d_dma_len: Constant<Bits<9>> = desc_at("dma_len"),
-        d_imm: Constant<Bits<9>> = desc_at("imm"),
-        d_payload_len: Constant<Bits<9>> = desc_at("payload_len"),
-        d_dest_qp: Constant<Bits<9>> = desc_at("dest_qp"),
-        d_mac: Constant<Bits<9>> = desc_at("mac"),
-        d_ipv6: Constant<Bits<9>> = desc_at("ipv6"),
-        d_vlan: Constant<Bits<9>> = desc_at("vlan"),
-        d_vlan_tci: Constant<Bits<9>> = desc_at("vlan_tci"),
-        d_dscp: Constant<Bits<9>> = desc_at("dscp"),
-        d_ecn: Constant<Bits<9>> = desc_at("ecn"),
-        d_ttl: Constant<Bits<9>> = desc_at("ttl"),
-        d_flow_label: Constant<Bits<9>> = desc_at("flow_label"),
-        d_udp_sport: Constant<Bits<9>> = desc_at("udp_sport"),
-        d_ip: Constant<Bits<9>> = desc_at("ip"),
-        d_pkey: Constant<Bits<9>> = desc_at("pkey"),
+        w_swap_at: Constant<Bits<9>> = wqe_at(send_wqe::SWAP_ADD),
+        w_compare_at: Constant<Bits<9>> = wqe_at(send_wqe::COMPARE),
+        d_opcode: Constant<Bits<10>> = desc_at("opcode"),
+        d_se: Constant<Bits<10>> = desc_at("se"),
+        d_ack_req: Constant<Bits<10>> = desc_at("ack_req"),
+        d_psn: Constant<Bits<10>> = desc_at("psn"),
+        d_va: Constant<Bits<10>> = desc_at("va"),
+        d_rkey: Constant<Bits<10>> = desc_at("rkey"),
+        d_dma_len: Constant<Bits<10>> = desc_at("dma_len"),
+        d_imm: Constant<Bits<10>> = desc_at("imm"),
+        d_payload_len: Constant<Bits<10>> = desc_at("payload_len"),
+        d_dest_qp: Constant<Bits<10>> = desc_at("dest_qp"),
+        d_mac: Constant<Bits<10>> = desc_at("mac"),
+        d_ipv6: Constant<Bits<10>> = desc_at("ipv6"),
+        d_vlan: Constant<Bits<10>> = desc_at("vlan"),
+        d_vlan_tci: Constant<Bits<10>> = desc_at("vlan_tci"),
+        d_dscp: Constant<Bits<10>> = desc_at("dscp"),
+        d_ecn: Constant<Bits<10>> = desc_at("ecn"),
+        d_ttl: Constant<Bits<10>> = desc_at("ttl"),
+        d_flow_label: Constant<Bits<10>> = desc_at("flow_label"),
+        d_udp_sport: Constant<Bits<10>> = desc_at("udp_sport"),
+        d_ip: Constant<Bits<10>> = desc_at("ip"),
+        d_pkey: Constant<Bits<10>> = desc_at("pkey"),
+        d_atomic_value: Constant<Bits<10>> = desc_at("atomic_value"),
+        d_atomic_compare: Constant<Bits<10>> = desc_at("atomic_compare"),
 
         active: DFF<Bits<QPS_BITS>>,
         ready_tail: DFF<Bits<READY_PTR>>,
@@ -404,6 +413,8 @@ crate::hdl_block! {
         w_lkey: DFF<Bits<32>>,
         w_raddr: DFF<Bits<64>>,
         w_rkey: DFF<Bits<32>>,
+        w_swap: DFF<Bits<64>>,
+        w_compare: DFF<Bits<64>>,
         w_error: DFF<Bit>,
         /// The fetched batch: WQE beats in order, how many, how many arrived, a read error.
         wq: [DFF<Bits<512>>; WQE_BATCH],
@@ -443,8 +454,12 @@ crate::hdl_block! {
         load_pl: Signal<Local, Bit>,
         bad: Signal<Local, Bit>,
         pmtu32: Signal<Local, Bits<32>>,
-        /// The WQE is an RDMA READ: one request packet, no payload, `wqe_pkts` PSNs.
+        /// The WQE is an RDMA READ or an atomic (`is_atomic`): one request packet, no payload,
+        /// `wqe_pkts` PSNs, answered by responses the `ReadTable` entry places.
         is_read: Signal<Local, Bit>,
+        is_atomic: Signal<Local, Bit>,
+        /// An atomic whose local buffer is not 8 bytes.
+        atomic_len_bad: Signal<Local, Bit>,
         /// READs the QP has outstanding, and may have (`max_rd_atomic`, 1 ... `RD_SLOTS`).
         rd_tail: DFF<Bits<RD_PTR>>,
         rd_head_r: DFF<Bits<RD_PTR>>,
@@ -455,6 +470,13 @@ crate::hdl_block! {
         rd_entry: ReadEntry,
         op_read: Constant<Bits<8>> = c::<8>(SendOp::Read as u64),
         op_read_request: Constant<Bits<8>> = c::<8>(OP_READ_REQUEST as u64),
+        op_cas: Constant<Bits<8>> = c::<8>(SendOp::CmpSwap as u64),
+        op_faa: Constant<Bits<8>> = c::<8>(SendOp::FetchAdd as u64),
+        op_cmp_swap: Constant<Bits<8>> = c::<8>(OP_CMP_SWAP as u64),
+        op_fetch_add: Constant<Bits<8>> = c::<8>(OP_FETCH_ADD as u64),
+        /// The highest send opcode (`SendOp`).
+        max_op: Constant<Bits<8>> = c::<8>(SendOp::FetchAdd as u64),
+        eight32: Constant<Bits<32>> = c::<32>(8),
         need_local_write: Constant<Bits<4>> = c::<4>(access::LOCAL_WRITE as u64),
         zero4: Constant<Bits<4>> = c::<4>(0),
         one_ptr: Constant<Bits<RD_PTR>> = c::<RD_PTR>(1),
@@ -474,7 +496,7 @@ crate::hdl_block! {
         step: Signal<Local, Bit>,
         pl_inc: Signal<Local, Bit>,
         pl_dec: Signal<Local, Bit>,
-        out: Signal<Local, Bits<493>>,
+        out: Signal<Local, Bits<621>>,
     }
 }
 
@@ -487,7 +509,7 @@ impl Logic for Requester {
         dff_setup!(
             self, clock, active, ready_tail, desc_tail, state, cur, saw_db, c_state, c_dest_qpn, c_mac, c_flags,
             c_vlan_tci, c_traffic, c_flow_label, c_udp_sport, c_ip, c_pkey, c_pmtu, c_base, c_mask, c_pd, ci, pi,
-            psn, w_op, w_flags, w_imm, w_laddr, w_len, w_lkey, w_raddr, w_rkey, w_error, left, addr, first, d_done,
+            psn, w_op, w_flags, w_imm, w_laddr, w_len, w_lkey, w_raddr, w_rkey, w_swap, w_compare, w_error, left, addr, first, d_done,
             c_done, pl_out, r_valid, r_addr, r_len, wqe_count, error_count, batch, got, batch_err, broken, rep_status,
             rw_pend, rw_r, hi, hi_psn, stop_at, skipping, skip_psn, resent_count, stale, rd_tail, rd_head_r, rd_limit
         );
@@ -660,7 +682,9 @@ impl Logic for Requester {
             self.wqe_pkts.next = self.one32.val();
         }
         self.pmtu64.next = self.one64.val() << self.c_pmtu.q.val();
-        self.is_read.next = self.w_op.q.val() == self.op_read.val();
+        self.is_atomic.next = (self.w_op.q.val() == self.op_cas.val()) | (self.w_op.q.val() == self.op_faa.val());
+        self.is_read.next = (self.w_op.q.val() == self.op_read.val()) | self.is_atomic.val();
+        self.atomic_len_bad.next = self.is_atomic.val() & (self.w_len.q.val() != self.eight32.val());
         self.last.next = (self.left.q.val() <= self.pmtu32.val()) | self.is_read.val();
         self.len.next = self.pmtu32.val();
         if self.last.val() {
@@ -693,6 +717,12 @@ impl Logic for Requester {
         if self.is_read.val() {
             self.opcode.next = self.op_read_request.val();
         }
+        if self.is_atomic.val() {
+            self.opcode.next = self.op_fetch_add.val();
+            if self.w_op.q.val() == self.op_cas.val() {
+                self.opcode.next = self.op_cmp_swap.val();
+            }
+        }
         self.need_cmd.next = self.len.val() != self.zero32.val();
         self.desc_room.next = (self.desc_tail.q.val() - self.descs.head.val()) < self.desc_capacity.val();
 
@@ -723,6 +753,8 @@ impl Logic for Requester {
         self.desc_word.udp_sport.next = self.c_udp_sport.q.val();
         self.desc_word.ip.next = self.c_ip.q.val();
         self.desc_word.pkey.next = self.c_pkey.q.val();
+        self.desc_word.atomic_value.next = self.w_swap.q.val();
+        self.desc_word.atomic_compare.next = self.w_compare.q.val();
 
         // (Packets before the PSN are skipped; a READ is sent whole, its responses placed once.)
         self.skip_now.next = self.skipping.q.val()
@@ -839,8 +871,9 @@ impl Logic for Requester {
             & ((self.done_ram.read_data.val() - self.ci.q.val()) <= (self.hi.q.val() - self.ci.q.val()));
         self.check_bad.next = (self.mr_res_error.val() != self.zero3.val())
             | self.w_error.q.val()
-            | (self.w_op.q.val() > self.four8.val())
-            | (self.w_len.q.val() > self.max_message.val());
+            | (self.w_op.q.val() > self.max_op.val())
+            | (self.w_len.q.val() > self.max_message.val())
+            | self.atomic_len_bad.val();
         self.bad.next = self.check_bad.val() | self.broken.q.val();
         self.step.next = !self.abort.val()
             & (self.skip_now.val()
@@ -1028,6 +1061,8 @@ impl Logic for Requester {
             self.w_lkey.d.next = self.wq[0].q.val().get_bits::<32>(self.w_lkey_at.val().index());
             self.w_raddr.d.next = self.wq[0].q.val().get_bits::<64>(self.w_raddr_at.val().index());
             self.w_rkey.d.next = self.wq[0].q.val().get_bits::<32>(self.w_rkey_at.val().index());
+            self.w_swap.d.next = self.wq[0].q.val().get_bits::<64>(self.w_swap_at.val().index());
+            self.w_compare.d.next = self.wq[0].q.val().get_bits::<64>(self.w_compare_at.val().index());
             self.w_error.d.next = self.batch_err.q.val();
             self.state.d.next = self.s_mr.val();
             if self.stale.q.val() {
@@ -1056,10 +1091,10 @@ impl Logic for Requester {
                 }
                 self.state.d.next = self.s_report.val();
                 self.rep_status.d.next = self.st_protection.val();
-                if self.w_len.q.val() > self.max_message.val() {
+                if (self.w_len.q.val() > self.max_message.val()) | self.atomic_len_bad.val() {
                     self.rep_status.d.next = self.st_length.val();
                 }
-                if self.w_error.q.val() | (self.w_op.q.val() > self.four8.val()) {
+                if self.w_error.q.val() | (self.w_op.q.val() > self.max_op.val()) {
                     self.rep_status.d.next = self.st_operation.val();
                 }
                 if self.broken.q.val() {
@@ -1097,6 +1132,10 @@ impl Logic for Requester {
         self.rd_entry.lkey.next = self.w_lkey.q.val();
         self.rd_entry.psn.next = self.psn.q.val();
         self.rd_entry.end_psn.next = self.psn.q.val() + self.wqe_pkts.val().get_bits::<24>(0);
+        self.rd_entry.atomic.next = self.zero1.val();
+        if self.is_atomic.val() {
+            self.rd_entry.atomic.next = self.one1.val();
+        }
         self.rd_ap_entry.next = self.rd_entry.word.val();
         self.rd_ap_qp.next = self.cur.q.val();
         self.rd_ap_tail.next = self.rd_tail.q.val();
@@ -1242,6 +1281,8 @@ impl Logic for Requester {
             self.txd_ip_src.next = self.port_ipv6.val();
         }
         self.txd_pkey.next = self.out.val().get_bits::<16>(self.d_pkey.val().index());
+        self.txd_atomic_value.next = self.out.val().get_bits::<64>(self.d_atomic_value.val().index());
+        self.txd_atomic_compare.next = self.out.val().get_bits::<64>(self.d_atomic_compare.val().index());
 
         self.wqes.next = self.wqe_count.q.val();
         self.wqe_errors.next = self.error_count.q.val();

@@ -34,6 +34,7 @@ use rnic_spec::mr::access;
 use rnic_spec::regs::{qp_state, QP_SLOT_BITS};
 use rnic_spec::desc::{cqe_flags, recv_wqe, CqOp, CqStatus, RECV_WQE_LEN};
 use crate::roce::completer::{KIND_IMPLIED_NAK, KIND_PLAIN, KIND_READ_DONE, KIND_READ_REFUSED};
+use crate::roce::atomic::Beat64;
 use crate::roce::read_table::{entry_at, RD_PTR};
 use crate::roce::response_tx::{JOB_ACK, JOB_ATOMIC, JOB_ATOMIC_DUP, JOB_READ};
 use rnic_spec::responder::{
@@ -206,7 +207,7 @@ crate::hdl_block! {
         pub rt_tail: Signal<In, Bits<RD_PTR>>,
         pub rt_slot_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
         pub rt_slot: Signal<Out, Bits<3>>,
-        pub rt_entry: Signal<In, Bits<176>>,
+        pub rt_entry: Signal<In, Bits<177>>,
         pub rt_pop_valid: Signal<Out, Bit>,
         pub rt_pop_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
         pub rt_pop_head: Signal<Out, Bits<RD_PTR>>,
@@ -443,6 +444,12 @@ crate::hdl_block! {
         rr_va: DFF<Bits<64>>,
         rr_key: DFF<Bits<32>>,
         rr_last: DFF<Bit>,
+        /// The packet is an ATOMIC Acknowledge without payload (taken as an 8-byte READ
+        /// response ONLY: its AtomicAckETH's original value is the payload, `r_swap`).
+        r_aack: DFF<Bit>,
+        is_aack: Signal<Local, Bit>,
+        en_atomic: Signal<Local, Bit>,
+        aack_beat: Beat64,
         /// An event for the completer once the packet is drained or placed, and its kind.
         cpl_pend: DFF<Bit>,
         cpl_k: DFF<Bits<2>>,
@@ -482,6 +489,10 @@ crate::hdl_block! {
         en_lkey_at: Constant<Bits<8>> = entry_at("lkey"),
         en_psn_at: Constant<Bits<8>> = entry_at("psn"),
         en_end_at: Constant<Bits<8>> = entry_at("end_psn"),
+        en_atomic_at: Constant<Bits<8>> = entry_at("atomic"),
+        op_aack: Constant<Bits<8>> = c::<8>(rnic_spec::responder::OP_ATOMIC_ACK as u64),
+        r_aack_at: Constant<Bits<9>> = rec_at("atomic_ack"),
+        eight_len: Constant<Bits<LEN_BITS>> = c::<LEN_BITS>(8),
         op_ack: Constant<Bits<8>> = c::<8>(rnic_spec::responder::OP_ACK as u64),
         r_syn_at: Constant<Bits<9>> = rec_at("aeth_syndrome"),
         r_msn_at: Constant<Bits<9>> = rec_at("aeth_msn"),
@@ -735,7 +746,7 @@ impl Logic for Responder {
             e_state, e_qp, e_fi, e_base, e_mask, dirty, fwd, r_committed, r_dup, resp_kind, r_swap, r_compare, c_pmtu, issued_seq, done_seq, n_placed, n_acks, n_naks_seq, n_naks_invalid, n_naks_access,
             n_duplicates, n_bad_qp, n_set_aside, n_naks_rnr, n_naks_operational, n_receives, n_rq_wait, r_pkey, r_ipv6,
             r_ip_src, m_key, m_epoch, rechk, epoch, snap_valid, snap_epoch, snap_seq, snap_tail, snap_drained, fence, n_bad_source,
-            rd_head, rd_n, rd_nak, rd_epoch, rr_rest, r_tail, rr, rr_va, rr_key, rr_last, cpl_pend, cpl_k, n_read_placed, n_read_dropped, n_implied
+            rd_head, rd_n, rd_nak, rd_epoch, rr_rest, r_tail, rr, rr_va, rr_key, rr_last, r_aack, cpl_pend, cpl_k, n_read_placed, n_read_dropped, n_implied
         );
         self.ctx_table.clock.next = self.clock.val();
         self.st_ram.read_clock.next = self.clock.val();
@@ -1144,7 +1155,10 @@ impl Logic for Responder {
         // COMPARE & SWAP, FETCH & ADD: no payload, eight bytes at an 8-byte aligned address.
         self.is_atomic.next = (self.r_opcode.q.val() == self.op_cas.val()) | (self.r_opcode.q.val() == self.op_faa.val());
         self.misaligned.next = (self.r_va.q.val() & self.align7.val()) != self.zero64.val();
-        self.is_rresp.next = (self.r_opcode.q.val() >= self.op_rr_first.val()) & (self.r_opcode.q.val() <= self.op_rr_only.val());
+        // READ responses, and ATOMIC Acknowledges (placed like a READ response ONLY).
+        self.is_aack.next = self.r_opcode.q.val() == self.op_aack.val();
+        self.is_rresp.next =
+            ((self.r_opcode.q.val() >= self.op_rr_first.val()) & (self.r_opcode.q.val() <= self.op_rr_only.val())) | self.is_aack.val();
         self.is_ack_op.next = self.r_opcode.q.val() == self.op_ack.val();
         self.read_len_ok.next = (self.len.val() == self.zero32.val()) & (self.r_dma_len.q.val() <= self.max_message.val());
         if self.is_read.val() {
@@ -1162,11 +1176,17 @@ impl Logic for Responder {
         // Payload: to the DMA write engine while writing, thrown away while draining. Each
         // use spells out its condition from registers (no shared local between a ready and
         // a valid, see the requester).
-        self.wd_valid.next = self.pl_valid.val() & (self.state.q.val() == self.p_write.val()) & self.cmd_done.q.val();
+        // (An ATOMIC Acknowledge's one beat is its original value, not from the buffer.)
+        self.wd_valid.next = (self.pl_valid.val() | self.r_aack.q.val()) & (self.state.q.val() == self.p_write.val()) & self.cmd_done.q.val();
+        self.aack_beat.value.next = self.r_swap.q.val();
         self.wd_data.next = self.pl_data.val();
-        self.pl_ready.next = ((self.state.q.val() == self.p_write.val()) & self.cmd_done.q.val() & self.wd_ready.val())
-            | ((self.state.q.val() == self.p_drain.val()) & (self.r_len.q.val() != self.zero13.val()));
-        self.beat_last.next = self.pl_valid.val() & self.pl_last.val();
+        if self.r_aack.q.val() {
+            self.wd_data.next = self.aack_beat.word.val();
+        }
+        self.pl_ready.next = (((self.state.q.val() == self.p_write.val()) & self.cmd_done.q.val() & self.wd_ready.val())
+            | ((self.state.q.val() == self.p_drain.val()) & (self.r_len.q.val() != self.zero13.val())))
+            & !self.r_aack.q.val();
+        self.beat_last.next = (self.pl_valid.val() & self.pl_last.val()) | self.r_aack.q.val();
 
         // Payload write command: once per placed packet with payload.
         // (Outputs toward the write engine read registers only: see the requester.)
@@ -1304,9 +1324,18 @@ impl Logic for Responder {
             self.r_ipv6.d.next = self.rec_word0.val().get_bit(self.r_ipv6_at.val().index());
             self.r_ip_src.d.next = self.rec_word1.val().get_bits::<128>(self.r_ip_src_at.val().index());
             self.r_swap.d.next = self.rec_word1.val().get_bits::<64>(self.r_swap_at.val().index());
+            self.r_aack.d.next = false;
+            if (self.rec_op.val() == self.op_aack.val())
+                & (self.rec_word0.val().get_bits::<LEN_BITS>(self.r_len_at.val().index()) == self.zero13.val())
+            {
+                self.r_aack.d.next = true;
+                self.r_len.d.next = self.eight_len.val();
+                self.r_swap.d.next = self.rec_word1.val().get_bits::<64>(self.r_aack_at.val().index());
+            }
             self.r_compare.d.next = self.rec_word1.val().get_bits::<64>(self.r_compare_at.val().index());
             self.rechk.d.next = false;
-            self.rr.d.next = (self.rec_op.val() >= self.op_rr_first.val()) & (self.rec_op.val() <= self.op_rr_only.val());
+            self.rr.d.next = ((self.rec_op.val() >= self.op_rr_first.val()) & (self.rec_op.val() <= self.op_rr_only.val()))
+                | (self.rec_op.val() == self.op_aack.val());
             self.rr_last.d.next = false;
             self.cpl_pend.d.next = false;
             self.cpl_k.d.next = self.k_plain.val();
@@ -1572,12 +1601,17 @@ impl Logic for Responder {
         self.rr_d.next = self.r_psn.q.val() - self.e_psn.val();
         self.rr_k.next = self.r_opcode.q.val() - self.op_rr_first.val();
         // FIRST 0, MIDDLE 1, LAST 2, ONLY 3.
-        self.rr_first_kind.next = (self.rr_k.val() == self.k_first.val()) | (self.rr_k.val() == self.three8.val());
+        self.rr_first_kind.next = (self.rr_k.val() == self.k_first.val()) | (self.rr_k.val() == self.three8.val()) | self.is_aack.val();
         self.rr_last_kind.next = self.rr_k.val() >= self.k_last.val();
+        // An ATOMIC Acknowledge answers an atomic only (and carries no payload), a READ
+        // response a READ only.
+        self.en_atomic.next = self.rt_entry.val().get_bit(self.en_atomic_at.val().index());
         self.rr_last_exp.next = (self.e_psn.val() + self.one24.val()) == self.en_end.val();
         self.rr_off.next = self.n64.word.val().get_bits::<32>(0) << self.c_pmtu.q.val();
         self.n64.n.next = self.rd_n.q.val();
-        self.rr_ok.next = (self.rr_first_kind.val() == (self.rd_n.q.val() == self.zero24.val()))
+        self.rr_ok.next = (self.is_aack.val() == self.en_atomic.val())
+            & (self.is_aack.val() == self.r_aack.q.val())
+            & (self.rr_first_kind.val() == (self.rd_n.q.val() == self.zero24.val()))
             & (self.rr_last_kind.val() == self.rr_last_exp.val())
             & ((self.rr_last_kind.val() & (self.len.val() == (self.en_len.val() - self.rr_off.val())))
                 | (!self.rr_last_kind.val() & (self.len.val() == self.rr_pmtu.val())));
