@@ -20,7 +20,7 @@ use rand::{Rng, SeedableRng};
 use rnic_driver::sim_pair::{port, qp_pair, two_cards, Card, PathKind};
 use rnic_driver::verbs::{Cq, DmaBuf, Mr, Qp, QpAttr, QpCaps, QpState, SendWr, VerbsError};
 use rnic_sim::world::{LinkConfig, World};
-use rnic_spec::desc::{CqOp, CqStatus, SendOp, SendWqe};
+use rnic_spec::desc::{send_wqe, CqOp, CqStatus, SendOp, SendWqe};
 use rnic_spec::mr::access;
 use rnic_spec::qp::packet_count;
 use rnic_spec::reads::{PendingRead, ReadArrival, ReadPlacer};
@@ -224,24 +224,31 @@ fn a_lost_read_response_is_recovered_and_each_response_placed_once() {
 
 #[test]
 fn max_rd_atomic_bounds_the_reads_on_the_wire() {
-    let mut p = pair(1024, 1, access::LOCAL_WRITE, access::REMOTE_READ);
-    let reads: Vec<(u64, u64, u32)> = (0..4u64).map(|i| (i * 4096, i * 4096 + 512, 2000)).collect();
-    let wrs: Vec<SendWr> = reads.iter().enumerate().map(|(i, r)| p.read(i as u64, r.0, r.1, r.2)).collect();
+    // READs and atomics count alike: FETCH & ADDs between the READs (each one's original value
+    // is card 1's 8 bytes, as an 8-byte READ would bring).
+    let mut p = pair(1024, 1, access::LOCAL_WRITE, access::REMOTE_READ | access::REMOTE_ATOMIC);
+    let reads: Vec<(u64, u64, u32)> = (0..6u64).map(|i| (i * 4096, i * 4096 + 512, if i % 2 == 1 { 8 } else { 2000 })).collect();
+    let wrs: Vec<SendWr> = reads
+        .iter()
+        .enumerate()
+        .map(|(i, r)| if r.2 == 8 { p.atomic(i as u64, SendOp::FetchAdd, r.0, r.1, 0, 0) } else { p.read(i as u64, r.0, r.1, r.2) })
+        .collect();
     p.a.post_send_list(&mut p.qa, &wrs).unwrap();
-    let wcs = p.completions(4, 600_000);
-    assert_eq!(wcs.len(), 4);
+    let wcs = p.completions(6, 600_000);
+    assert_eq!(wcs.len(), 6);
     assert!(wcs.iter().all(|w| w.1 == CqStatus::Success));
     p.assert_local(&reads, "max_rd_atomic 1");
-    // With one READ outstanding at a time, each request follows the previous READ's LAST.
+    // With one READ or atomic outstanding at a time, each request follows the previous one's
+    // last response.
     let wire = p.wire();
     let mut outstanding = 0;
     for (from, pkt, _) in &wire {
         match (*from, pkt.bth.opcode) {
-            (0, OP_READ_REQUEST) => {
+            (0, OP_READ_REQUEST | OP_FETCH_ADD) => {
                 outstanding += 1;
-                assert_eq!(outstanding, 1, "a second READ went out before the first's last response");
+                assert_eq!(outstanding, 1, "a second READ or atomic went out before the first's last response");
             }
-            (1, OP_READ_RESPONSE_LAST | OP_READ_RESPONSE_ONLY) => outstanding -= 1,
+            (1, OP_READ_RESPONSE_LAST | OP_READ_RESPONSE_ONLY | OP_ATOMIC_ACK) => outstanding -= 1,
             _ => {}
         }
     }
@@ -586,4 +593,23 @@ fn refused_atomics_fail_with_the_right_status_and_write_nothing() {
     let mut p = pair(1024, 8, access::LOCAL_WRITE, access::REMOTE_ATOMIC);
     let wr = SendWr { length: 16, ..p.atomic(5, SendOp::FetchAdd, 0, 8, 1, 0) };
     assert_eq!(p.a.post_send(&mut p.qa, &wr), Err(VerbsError::AtomicLength(16)));
+}
+
+#[test]
+fn the_card_checks_an_atomic_wqe_itself() {
+    // WQEs the driver would refuse, written into the ring behind its back (right after the
+    // doorbell, before the card reads them): an atomic of 16 bytes → LocalLength, an opcode
+    // past the last → LocalQpOperation; nothing on the wire, the QP's later WQEs flushed.
+    for (at, byte, status) in [(send_wqe::LENGTH, 16u8, CqStatus::LocalLength), (send_wqe::OP, 7, CqStatus::LocalQpOperation)] {
+        let mut p = pair(1024, 8, access::LOCAL_WRITE, access::REMOTE_ATOMIC);
+        let base = p.qa.context().sq_base;
+        let wrs = [p.atomic(1, SendOp::FetchAdd, 0, 8, 1, 0), p.atomic(2, SendOp::FetchAdd, 8, 16, 1, 0)];
+        p.a.post_send_list(&mut p.qa, &wrs).unwrap();
+        p.a.write_buf(base + at as u64, &[byte]).unwrap();
+        let wcs = p.completions(2, 200_000);
+        assert_eq!(wcs, [(1, status, CqOp::FetchAdd, 0), (2, CqStatus::Flushed, CqOp::FetchAdd, 0)], "{status:?}");
+        assert!(p.wire().is_empty(), "{status:?}: nothing on the wire");
+        assert_eq!(p.counter(0, "tx_counters", "wqe_errors"), 2);
+        p.assert_local(&[], "refused");
+    }
 }

@@ -1,11 +1,12 @@
 //! Soak: random WRITE, WRITE with immediate, SEND, SEND with immediate, RDMA READ messages of 0 B …
-//! 16 KiB and FETCH & ADDs over 8 QPs, both directions at once, on a link that loses 1 % of frames, reorders
+//! 16 KiB and atomics over 8 QPs, both directions at once, on a link that loses 1 % of frames, reorders
 //! 1 %, duplicates 0.5 % and corrupts 0.1 % (seeded: the run repeats exactly). Every message
 //! must complete exactly once, successfully and in posting order on its QP; every receive
 //! completion must name its buffer, byte count and immediate; every destination byte must be
-//! right (a READ's in the reader's own landing slot); each QP's FETCH & ADDs (+1 on a counter
-//! of its own) return 0, 1, 2, … in posting order and leave the counter at their number —
-//! executed exactly once each, whatever the link lost or duplicated; no QP may be left stuck. Side 1's sends ask for a completion only now and then
+//! right (a READ's in the reader's own landing slot); each QP's atomics on a counter of its
+//! own — FETCH & ADD +1, COMPARE & SWAP to +1 that hits or misses — return the values their
+//! posting order says and leave the counter at the number of adds and hits: executed exactly
+//! once each, whatever the link lost or duplicated; no QP may be left stuck. Side 1's sends ask for a completion only now and then
 //! (about one in three, the last of each QP, and whenever the send queue is down to its last
 //! slot): only those complete, and the silent ones' slots come back with them.
 //! `RNIC_SOAK_MESSAGES=N` runs a longer soak (README).
@@ -34,6 +35,9 @@ struct Msg {
     len: u32,
     slot: u64,
     imm: u32,
+    /// An atomic's operands and the original value it must find.
+    atomic: AtomicArgs,
+    old: u64,
 }
 
 fn random_len(rng: &mut SmallRng) -> u32 {
@@ -92,13 +96,27 @@ fn soak(messages: usize, seed: u64) {
         }
     }
     // The messages each side sends, and the receives its peer posts for them (in order per QP).
-    let ops = [SendOp::Write, SendOp::WriteImm, SendOp::Send, SendOp::SendImm, SendOp::Read, SendOp::FetchAdd];
+    let ops = [SendOp::Write, SendOp::WriteImm, SendOp::Send, SendOp::SendImm, SendOp::Read, SendOp::FetchAdd, SendOp::CmpSwap];
     let mut plan: Vec<VecDeque<Msg>> = vec![VecDeque::new(), VecDeque::new()];
-    for p in plan.iter_mut() {
+    // Each side's QPs' counters as their atomics, in posting order, leave them.
+    let mut counters = [[0u64; QPS_PER_SIDE]; 2];
+    for (p, counter) in plan.iter_mut().zip(counters.iter_mut()) {
         for i in 0..per_side {
             let op = ops[rng.gen_range(0..ops.len())];
-            let len = if op == SendOp::FetchAdd { 8 } else { random_len(&mut rng) };
-            let msg = Msg { qp: rng.gen_range(0..QPS_PER_SIDE), op, src_off: rng.gen_range(0..(src_len as u64 - SLOT)), len, slot: i as u64, imm: rng.gen() };
+            let qp = rng.gen_range(0..QPS_PER_SIDE);
+            let len = if op.is_atomic() { 8 } else { random_len(&mut rng) };
+            let (atomic, old) = match op {
+                SendOp::FetchAdd => (AtomicArgs { value: 1, compare: 0 }, counter[qp]),
+                SendOp::CmpSwap => {
+                    let compare = if rng.gen() { counter[qp] } else { counter[qp] + 1000 };
+                    (AtomicArgs { value: counter[qp] + 1, compare }, counter[qp])
+                }
+                _ => (AtomicArgs::default(), 0),
+            };
+            if op == SendOp::FetchAdd || op == SendOp::CmpSwap && atomic.compare == old {
+                counter[qp] += 1;
+            }
+            let msg = Msg { qp, op, src_off: rng.gen_range(0..(src_len as u64 - SLOT)), len, slot: i as u64, imm: rng.gen(), atomic, old };
             p.push_back(msg);
         }
     }
@@ -107,7 +125,7 @@ fn soak(messages: usize, seed: u64) {
         for (k, (_, peer)) in qps[s].iter_mut().enumerate() {
             let recvs: Vec<RecvWr> = plan[s]
                 .iter()
-                .filter(|m| m.qp == k && !matches!(m.op, SendOp::Write | SendOp::Read | SendOp::FetchAdd))
+                .filter(|m| m.qp == k && !matches!(m.op, SendOp::Write | SendOp::Read | SendOp::FetchAdd | SendOp::CmpSwap))
                 .map(|m| RecvWr { wr_id: m.slot, addr: side[peer_side].3.iova + m.slot * SLOT, length: SLOT as u32, lkey: side[peer_side].5.key() })
                 .collect();
             cards[peer_side].post_recv(peer, &recvs).unwrap();
@@ -143,8 +161,8 @@ fn soak(messages: usize, seed: u64) {
                     (src, lkey) = (side[s].7.iova + m.slot * SLOT, side[s].8.key());
                     (dst, rkey) = (side[1 - s].1.iova + m.src_off, side[1 - s].4.key());
                 }
-                if m.op == SendOp::FetchAdd {
-                    // +1 on the QP's counter past the peer's slots; the old value into this
+                if m.op.is_atomic() {
+                    // On the QP's counter past the peer's slots; the old value into this
                     // side's landing slot.
                     (src, lkey) = (side[s].7.iova + m.slot * SLOT, side[s].8.key());
                     dst = side[1 - s].3.iova + per_side as u64 * SLOT + 8 * m.qp as u64;
@@ -163,7 +181,7 @@ fn soak(messages: usize, seed: u64) {
                     remote_addr: dst,
                     rkey,
                     imm: m.imm,
-                    atomic: AtomicArgs { value: 1, compare: 0 },
+                    atomic: m.atomic,
                 };
                 cards[s].post_send(q, &wr).unwrap();
                 plan[s].pop_front();
@@ -222,7 +240,7 @@ fn soak(messages: usize, seed: u64) {
     let mut got_recv: Vec<Seen> = recv_done.iter().map(|(c, w)| (*c, w.qpn, w.wr_id, w.byte_len, w.imm)).collect();
     let mut want_recv: Vec<Seen> = Vec::new();
     for s in 0..2 {
-        for m in all[s].iter().filter(|m| !matches!(m.op, SendOp::Write | SendOp::Read | SendOp::FetchAdd)) {
+        for m in all[s].iter().filter(|m| !matches!(m.op, SendOp::Write | SendOp::Read | SendOp::FetchAdd | SendOp::CmpSwap)) {
             let imm = matches!(m.op, SendOp::WriteImm | SendOp::SendImm).then_some(m.imm);
             want_recv.push((1 - s, qps[s][m.qp].1.qpn, m.slot, m.len, imm));
         }
@@ -236,7 +254,7 @@ fn soak(messages: usize, seed: u64) {
     // Memory: every message's bytes in its slot (a READ's: the peer's bytes in its own).
     for s in 0..2 {
         let d = 1 - s;
-        for m in all[s].iter().filter(|m| m.op != SendOp::FetchAdd) {
+        for m in all[s].iter().filter(|m| !m.op.is_atomic()) {
             let (card, at, image) = match m.op {
                 SendOp::Read => (s, side[s].7.iova, &side[d].2),
                 _ => (d, side[d].3.iova, &side[s].2),
@@ -246,20 +264,21 @@ fn soak(messages: usize, seed: u64) {
             assert!(got == want, "side {s} message {} ({:?}, {} B): destination bytes", m.slot, m.op, m.len);
         }
     }
-    // FETCH & ADDs: per QP the old values 0, 1, 2, … in posting order, the counter at their number.
+    // Atomics: per QP the original values their posting order says, the counter at the adds
+    // and the hits.
     let mut adds = 0;
     for s in 0..2 {
-        for k in 0..QPS_PER_SIDE {
-            let mine: Vec<&Msg> = all[s].iter().filter(|m| m.qp == k && m.op == SendOp::FetchAdd).collect();
+        for (k, &counter) in counters[s].iter().enumerate() {
+            let mine: Vec<&Msg> = all[s].iter().filter(|m| m.qp == k && m.op.is_atomic()).collect();
             let old: Vec<u64> = mine.iter().map(|m| u64::from_le_bytes(cards[s].read_buf(side[s].7.iova + m.slot * SLOT, 8).unwrap().try_into().unwrap())).collect();
-            let want: Vec<u64> = (0..mine.len() as u64).collect();
-            assert_eq!(old, want, "side {s} QP {k}: each FETCH & ADD saw the ones before it, once each");
-            let counter = cards[1 - s].read_buf(side[1 - s].3.iova + per_side as u64 * SLOT + 8 * k as u64, 8).unwrap();
-            assert_eq!(u64::from_le_bytes(counter.try_into().unwrap()), mine.len() as u64, "side {s} QP {k}: the counter");
+            let want: Vec<u64> = mine.iter().map(|m| m.old).collect();
+            assert_eq!(old, want, "side {s} QP {k}: each atomic saw the ones before it, once each");
+            let now = cards[1 - s].read_buf(side[1 - s].3.iova + per_side as u64 * SLOT + 8 * k as u64, 8).unwrap();
+            assert_eq!(u64::from_le_bytes(now.try_into().unwrap()), counter, "side {s} QP {k}: the counter");
             adds += mine.len();
         }
     }
-    assert!(adds > messages / 10, "FETCH & ADDs in the mix: {adds}");
+    assert!(adds > messages / 10, "atomics in the mix: {adds}");
     let (mut recovered, mut replays) = (0, 0);
     for card in cards.iter_mut() {
         recovered += card.dev.read("completer", "rewinds").unwrap();
@@ -267,7 +286,7 @@ fn soak(messages: usize, seed: u64) {
     }
     let f = world.borrow().faults;
     eprintln!(
-        "soak: {messages} messages ({silent} unsignaled) in {cycles} cycles ({:.1} ms at 250 MHz); link lost {}, corrupted {}, duplicated {}, reordered {}; {recovered} rewinds; {adds} FETCH & ADDs, {replays} answered again from the saved result",
+        "soak: {messages} messages ({silent} unsignaled) in {cycles} cycles ({:.1} ms at 250 MHz); link lost {}, corrupted {}, duplicated {}, reordered {}; {recovered} rewinds; {adds} atomics, {replays} answered again from the saved result",
         cycles as f64 / 250_000.0,
         f.lost,
         f.corrupted,
@@ -276,4 +295,5 @@ fn soak(messages: usize, seed: u64) {
     );
     assert!(f.lost > 0 && f.reordered > 0 && f.duplicated > 0, "the link did its faults");
     assert!(recovered > 0, "the cards recovered from them");
+    assert!(replays > 0, "lost atomic acknowledges were answered from the saved results");
 }

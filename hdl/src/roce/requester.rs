@@ -693,8 +693,9 @@ impl Logic for Requester {
         if self.is_read.val() {
             self.len.next = self.zero32.val();
         }
-        self.is_write.next = self.w_op.q.val().get_bit(1);
-        self.has_imm.next = self.w_op.q.val().get_bit(0);
+        // (Opcode bits 1 and 0 say WRITE and immediate for SEND / WRITE only.)
+        self.is_write.next = self.w_op.q.val().get_bit(1) & !self.is_read.val();
+        self.has_imm.next = self.w_op.q.val().get_bit(0) & !self.is_read.val();
         self.opcode.next = self.zero8.val();
         if !self.first.q.val() & !self.last.val() {
             self.opcode.next = self.one8.val();
