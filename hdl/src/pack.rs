@@ -70,7 +70,7 @@ macro_rules! pack_word {
 
 /// Bit offset (plus `plus`) of field `name` in a word packed lsb first from `fields` (a
 /// [`pack_word!`] block's `FIELDS`), as a constant for `get_bits` offsets.
-pub fn field_at(fields: &[(&str, usize)], name: &str, plus: u64) -> rust_hdl::prelude::Constant<rust_hdl::prelude::Bits<9>> {
+pub fn field_at<const N: usize>(fields: &[(&str, usize)], name: &str, plus: u64) -> rust_hdl::prelude::Constant<rust_hdl::prelude::Bits<N>> {
     let i = fields.iter().position(|f| f.0 == name).unwrap_or_else(|| panic!("field {name}"));
-    crate::stream::c::<9>(fields[..i].iter().map(|f| f.1 as u64).sum::<u64>() + plus)
+    crate::stream::c::<N>(fields[..i].iter().map(|f| f.1 as u64).sum::<u64>() + plus)
 }

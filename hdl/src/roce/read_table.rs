@@ -30,8 +30,7 @@ pack_word! { lsb_first EntryAddr: 11 { slot: 3, qp: 8 } }
 
 /// Bit offset of a `ReadEntry` field.
 pub fn entry_at(name: &str) -> Constant<Bits<8>> {
-    let i = ReadEntry::FIELDS.iter().position(|f| f.0 == name).unwrap_or_else(|| panic!("field {name}"));
-    c::<8>(ReadEntry::FIELDS[..i].iter().map(|f| f.1 as u64).sum())
+    crate::pack::field_at(ReadEntry::FIELDS, name, 0)
 }
 
 crate::hdl_block! {

@@ -99,8 +99,7 @@ pack_word! {
 
 /// Bit offset of a descriptor field (the word is wider than 512 bits).
 fn desc_at(name: &str) -> Constant<Bits<10>> {
-    let i = TxDescWord::FIELDS.iter().position(|f| f.0 == name).unwrap_or_else(|| panic!("field {name}"));
-    c::<10>(TxDescWord::FIELDS[..i].iter().map(|f| f.1 as u64).sum())
+    crate::pack::field_at(TxDescWord::FIELDS, name, 0)
 }
 
 /// Bit offset of a send WQE field in its (byte 0 aligned) DMA beat.
