@@ -252,6 +252,29 @@ fn a_nak_stops_a_long_message_early_and_the_resend_starts_at_the_gap() {
 }
 
 #[test]
+fn a_timeout_inside_a_long_message_resends_from_the_first_unacknowledged_packet() {
+    // A 64 KiB WRITE from PSN 40 is PSNs 40..=103; PSN 63 asks for an ACK on the way
+    // (`qp::ACK_REQ_EVERY`). Lose the last packet: nothing follows it to draw a NAK, so the
+    // timeout resends — from PSN 64, the first packet not acknowledged, not from PSN 40.
+    let mut p = pair_from(7, 7, 40);
+    drop_once(&p.world, 0, |pkt| pkt.bth.psn == 103);
+    let wr = p.wr(1, SendOp::Write, 0, 65536);
+    p.a.post_send(&mut p.qa, &wr).unwrap();
+    assert_eq!(p.completions(1, 400_000), [(1, CqStatus::Success)]);
+    assert!(p.same_bytes(0, 65536));
+    let frames = p.sent(0);
+    let asks: Vec<u32> = frames.iter().filter(|f| f.0.bth.ack_req).map(|f| f.0.bth.psn).collect();
+    assert_eq!(asks, [63, 103, 103], "AckReq on PSN 63 inside the message, and on the last packet both times");
+    let psns: Vec<u32> = frames.iter().map(|f| f.0.bth.psn).collect();
+    assert_eq!(psns, (40..104).chain(64..104).collect::<Vec<u32>>(), "the resend starts after the ACK for PSN 63");
+    assert_eq!(p.counter(1, "responder", "placed"), 64);
+    assert_eq!(p.counter(1, "responder", "duplicates"), 39, "PSNs 64..=102 arrived twice, placed once");
+    assert_eq!(p.counter(0, "completer", "timeouts"), 1);
+    assert_eq!(p.counter(0, "completer", "rewinds"), 1);
+    assert_eq!(p.counter(0, "tx_counters", "resent"), 40);
+}
+
+#[test]
 fn a_wqe_sent_before_a_locally_refused_one_is_still_resent() {
     // WQE 1 goes out and is lost; WQE 2 has a stale lkey: the queue breaks at WQE 2, but WQE 1
     // is outstanding and must be resent (by the timeout) and complete before WQE 2's error.

@@ -1,5 +1,5 @@
 //! Soak: random WRITE, WRITE with immediate, SEND, SEND with immediate, RDMA READ messages of 0 B …
-//! 16 KiB and atomics over 8 QPs, both directions at once, on a link that loses 1 % of frames, reorders
+//! 256 KiB and atomics over 8 QPs, both directions at once, on a link that loses 1 % of frames, reorders
 //! 1 %, duplicates 0.5 % and corrupts 0.1 % (seeded: the run repeats exactly). Every message
 //! must complete exactly once, successfully and in posting order on its QP; every receive
 //! completion must name its buffer, byte count and immediate; every destination byte must be
@@ -21,12 +21,13 @@ use rnic_spec::mr::access;
 use rnic_spec::wire::tx::AtomicArgs;
 use std::collections::VecDeque;
 
-/// Bytes of each message's own destination slot (no two messages share a byte).
-const SLOT: u64 = 16 << 10;
+/// The longest message.
+const MAX_LEN: u32 = 256 << 10;
 const QPS_PER_SIDE: usize = 4;
 
 /// One message: its QP (index into the side's list), operation, source offset and length,
-/// its slot, immediate.
+/// its number, where its own destination bytes start (no two messages of a side share a
+/// byte), immediate.
 #[derive(Debug, Clone, Copy)]
 struct Msg {
     qp: usize,
@@ -34,6 +35,7 @@ struct Msg {
     src_off: u64,
     len: u32,
     slot: u64,
+    at: u64,
     imm: u32,
     /// An atomic's operands and the original value it must find.
     atomic: AtomicArgs,
@@ -41,12 +43,20 @@ struct Msg {
 }
 
 fn random_len(rng: &mut SmallRng) -> u32 {
-    // Mostly small, with multi-packet messages up to 16 KiB and empty ones.
-    match rng.gen_range(0..10) {
-        0 => 0,
-        1..=5 => rng.gen_range(1..=1024),
-        _ => rng.gen_range(1025..=SLOT as u32),
+    // Mostly small, multi-packet messages up to 16 KiB, a few long ones up to 256 KiB (past
+    // the `qp::ACK_REQ_EVERY` packets after which a message asks for an ACK on the way), and
+    // empty ones.
+    match rng.gen_range(0..100) {
+        0..=9 => 0,
+        10..=59 => rng.gen_range(1..=1024),
+        60..=96 => rng.gen_range(1025..=16 << 10),
+        _ => rng.gen_range((16 << 10) + 1..=MAX_LEN),
     }
+}
+
+/// A message's bytes rounded up to whole 64-byte lines: the room it takes.
+fn room_of(len: u32) -> u64 {
+    (len as u64).div_ceil(64) * 64
 }
 
 #[test]
@@ -62,45 +72,13 @@ fn soak(messages: usize, seed: u64) {
     let mut cards = [a, b];
     let per_side = messages / 2;
     let src_len = 1 << 20;
-    // Per side: source bytes, destination slots, regions, CQs.
-    let mut side = Vec::new();
-    for card in cards.iter_mut() {
-        let pd = card.alloc_pd().unwrap();
-        let src = card.alloc_buf(src_len, 4096).unwrap();
-        let image: Vec<u8> = (0..src_len).map(|_| rng.gen()).collect();
-        card.write_buf(src.iova, &image).unwrap();
-        // The destination slots, and one more for the counters of the peer's FETCH & ADDs.
-        let dst = card.alloc_buf((per_side + 1) * SLOT as usize, 4096).unwrap();
-        card.write_buf(dst.iova + per_side as u64 * SLOT, &[0; 8 * QPS_PER_SIDE]).unwrap();
-        // (The source is what the peer's READs read; a side's READs land in its own `land`.)
-        let lmr = card.reg_mr(pd, src.iova, src_len as u32, access::REMOTE_READ).unwrap();
-        let rmr = card.reg_mr(pd, dst.iova, ((per_side as u64 + 1) * SLOT) as u32, access::REMOTE_WRITE | access::LOCAL_WRITE | access::REMOTE_ATOMIC).unwrap();
-        let cq = card.create_cq(4096).unwrap();
-        let land = card.alloc_buf(per_side * SLOT as usize, 4096).unwrap();
-        let land_mr = card.reg_mr(pd, land.iova, (per_side as u64 * SLOT) as u32, access::LOCAL_WRITE).unwrap();
-        side.push((pd, src, image, dst, lmr, rmr, cq, land, land_mr));
-    }
-    let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
-    let caps = QpCaps { sq_entries: 32, rq_entries: 4096 };
-    let attr = QpAttr { timeout: Some(3), retry_cnt: Some(7), rnr_retry: Some(7), ..Default::default() };
-    // qps[s][k]: side s's k-th QP (the requester, on card s) and its peer on the other card.
-    let mut qps: Vec<Vec<(Qp, Qp)>> = vec![Vec::new(), Vec::new()];
-    for s in 0..2 {
-        for k in 0..QPS_PER_SIDE {
-            let [c0, c1] = &mut cards;
-            let (q0, q1) = qp_pair(c0, c1, (side[0].0, side[1].0), (&side[0].6, &side[1].6), kind, caps, (k as u32 * 77_777, 0xFF_FF00)).unwrap();
-            let (mut q, peer) = if s == 0 { (q0, q1) } else { (q1, q0) };
-            cards[s].modify_qp(&mut q, QpState::Rts, &attr).unwrap();
-            cards[s].set_sq_sig_all(&q, s == 0).unwrap();
-            qps[s].push((q, peer));
-        }
-    }
     // The messages each side sends, and the receives its peer posts for them (in order per QP).
     let ops = [SendOp::Write, SendOp::WriteImm, SendOp::Send, SendOp::SendImm, SendOp::Read, SendOp::FetchAdd, SendOp::CmpSwap];
     let mut plan: Vec<VecDeque<Msg>> = vec![VecDeque::new(), VecDeque::new()];
     // Each side's QPs' counters as their atomics, in posting order, leave them.
     let mut counters = [[0u64; QPS_PER_SIDE]; 2];
-    for (p, counter) in plan.iter_mut().zip(counters.iter_mut()) {
+    let mut rooms = [0u64; 2];
+    for ((p, counter), room) in plan.iter_mut().zip(counters.iter_mut()).zip(rooms.iter_mut()) {
         for i in 0..per_side {
             let op = ops[rng.gen_range(0..ops.len())];
             let qp = rng.gen_range(0..QPS_PER_SIDE);
@@ -116,8 +94,48 @@ fn soak(messages: usize, seed: u64) {
             if op == SendOp::FetchAdd || op == SendOp::CmpSwap && atomic.compare == old {
                 counter[qp] += 1;
             }
-            let msg = Msg { qp, op, src_off: rng.gen_range(0..(src_len as u64 - SLOT)), len, slot: i as u64, imm: rng.gen(), atomic, old };
+            let msg = Msg { qp, op, src_off: rng.gen_range(0..=(src_len as u64 - len as u64)), len, slot: i as u64, at: *room, imm: rng.gen(), atomic, old };
+            *room += room_of(len);
             p.push_back(msg);
+        }
+    }
+    // The destination (and landing) bytes a side's messages take; the counters follow.
+    let room = *rooms.iter().max().unwrap();
+    // Per side: source bytes, destination slots, regions, CQs.
+    let mut side = Vec::new();
+    for card in cards.iter_mut() {
+        let pd = card.alloc_pd().unwrap();
+        let src = card.alloc_buf(src_len, 4096).unwrap();
+        let image: Vec<u8> = (0..src_len).map(|_| rng.gen()).collect();
+        card.write_buf(src.iova, &image).unwrap();
+        // The destination bytes, then the counters of the peer's atomics.
+        let dst = card.alloc_buf(room as usize + 64, 4096).unwrap();
+        card.write_buf(dst.iova + room, &[0; 8 * QPS_PER_SIDE]).unwrap();
+        // (The source is what the peer's READs read; a side's READs land in its own `land`.)
+        let lmr = card.reg_mr(pd, src.iova, src_len as u32, access::REMOTE_READ).unwrap();
+        let rmr = card.reg_mr(pd, dst.iova, room as u32 + 64, access::REMOTE_WRITE | access::LOCAL_WRITE | access::REMOTE_ATOMIC).unwrap();
+        let cq = card.create_cq(4096).unwrap();
+        let land = card.alloc_buf(room as usize, 4096).unwrap();
+        let land_mr = card.reg_mr(pd, land.iova, room as u32, access::LOCAL_WRITE).unwrap();
+        side.push((pd, src, image, dst, lmr, rmr, cq, land, land_mr));
+    }
+    let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
+    let caps = QpCaps { sq_entries: 32, rq_entries: 4096 };
+    // Local ACK timeout 5 (131 µs): a 256 KiB READ's answer may wait behind others in the
+    // peer's response queue. (At timeout 3, 32.8 µs, long READs on this link can end in
+    // RetryExceeded: every duplicate READ is answered whole again, and the answers overrun the
+    // receiving card — README, status.)
+    let attr = QpAttr { timeout: Some(5), retry_cnt: Some(7), rnr_retry: Some(7), ..Default::default() };
+    // qps[s][k]: side s's k-th QP (the requester, on card s) and its peer on the other card.
+    let mut qps: Vec<Vec<(Qp, Qp)>> = vec![Vec::new(), Vec::new()];
+    for s in 0..2 {
+        for k in 0..QPS_PER_SIDE {
+            let [c0, c1] = &mut cards;
+            let (q0, q1) = qp_pair(c0, c1, (side[0].0, side[1].0), (&side[0].6, &side[1].6), kind, caps, (k as u32 * 77_777, 0xFF_FF00)).unwrap();
+            let (mut q, peer) = if s == 0 { (q0, q1) } else { (q1, q0) };
+            cards[s].modify_qp(&mut q, QpState::Rts, &attr).unwrap();
+            cards[s].set_sq_sig_all(&q, s == 0).unwrap();
+            qps[s].push((q, peer));
         }
     }
     for s in 0..2 {
@@ -126,7 +144,7 @@ fn soak(messages: usize, seed: u64) {
             let recvs: Vec<RecvWr> = plan[s]
                 .iter()
                 .filter(|m| m.qp == k && !matches!(m.op, SendOp::Write | SendOp::Read | SendOp::FetchAdd | SendOp::CmpSwap))
-                .map(|m| RecvWr { wr_id: m.slot, addr: side[peer_side].3.iova + m.slot * SLOT, length: SLOT as u32, lkey: side[peer_side].5.key() })
+                .map(|m| RecvWr { wr_id: m.slot, addr: side[peer_side].3.iova + m.at, length: room_of(m.len) as u32, lkey: side[peer_side].5.key() })
                 .collect();
             cards[peer_side].post_recv(peer, &recvs).unwrap();
         }
@@ -142,7 +160,7 @@ fn soak(messages: usize, seed: u64) {
     let mut recv_done: Vec<(usize, Wc)> = Vec::new();
     let mut other: Vec<Wc> = Vec::new();
     let start = world.borrow().cycles();
-    let limit = 40_000 * messages as u64 + 2_000_000;
+    let limit = 2_000 * messages as u64 + 2_000_000;
     let mut posted = [0usize; 2];
     let mut blocked = [false; 2];
     loop {
@@ -155,17 +173,17 @@ fn soak(messages: usize, seed: u64) {
                     break;
                 }
                 let (mut src, mut lkey) = (side[s].1.iova + m.src_off, side[s].4.key());
-                let (mut dst, mut rkey) = (side[1 - s].3.iova + m.slot * SLOT, side[1 - s].5.key());
+                let (mut dst, mut rkey) = (side[1 - s].3.iova + m.at, side[1 - s].5.key());
                 if m.op == SendOp::Read {
                     // From the peer's source into this side's landing slot.
-                    (src, lkey) = (side[s].7.iova + m.slot * SLOT, side[s].8.key());
+                    (src, lkey) = (side[s].7.iova + m.at, side[s].8.key());
                     (dst, rkey) = (side[1 - s].1.iova + m.src_off, side[1 - s].4.key());
                 }
                 if m.op.is_atomic() {
                     // On the QP's counter past the peer's slots; the old value into this
                     // side's landing slot.
-                    (src, lkey) = (side[s].7.iova + m.slot * SLOT, side[s].8.key());
-                    dst = side[1 - s].3.iova + per_side as u64 * SLOT + 8 * m.qp as u64;
+                    (src, lkey) = (side[s].7.iova + m.at, side[s].8.key());
+                    dst = side[1 - s].3.iova + room + 8 * m.qp as u64;
                 }
                 let signal = s == 0 || m.imm % 3 == 0 || cards[s].sq_free(q) == 1 || last.contains(&m.slot);
                 if signal {
@@ -210,6 +228,21 @@ fn soak(messages: usize, seed: u64) {
             break;
         }
         let now = world.borrow().cycles() - start;
+        if now >= limit {
+            if let Ok(path) = std::env::var("RNIC_SOAK_PCAP") {
+                std::fs::write(&path, world.borrow().pcap()).unwrap();
+            }
+            eprintln!("not successful: {} {:?}", other.len(), &other[..other.len().min(4)]);
+            for (i, card) in cards.iter_mut().enumerate() {
+                let st: Vec<String> = card.dev.stats().unwrap().iter().filter(|c| c.2 != 0).map(|c| format!("{}.{}={}", c.0, c.1, c.2)).collect();
+                eprintln!("card {i}: {}", st.join(" "));
+            }
+            for s in 0..2 {
+                for (k, done) in send_done[s].iter().enumerate() {
+                    eprintln!("side {s} QP {k} (qpn {}): {} of {} signaled done, last {:?}", qps[s][k].0.qpn, done.len(), signaled[s][k].len(), done.last());
+                }
+            }
+        }
         assert!(now < limit, "stuck after {now} cycles: {sends} of {messages} sends complete, posted {posted:?}, send queues full {blocked:?}");
     }
     let cycles = world.borrow().cycles() - start;
@@ -259,7 +292,7 @@ fn soak(messages: usize, seed: u64) {
                 SendOp::Read => (s, side[s].7.iova, &side[d].2),
                 _ => (d, side[d].3.iova, &side[s].2),
             };
-            let got = cards[card].read_buf(at + m.slot * SLOT, m.len as usize).unwrap();
+            let got = cards[card].read_buf(at + m.at, m.len as usize).unwrap();
             let want = &image[m.src_off as usize..m.src_off as usize + m.len as usize];
             assert!(got == want, "side {s} message {} ({:?}, {} B): destination bytes", m.slot, m.op, m.len);
         }
@@ -270,15 +303,17 @@ fn soak(messages: usize, seed: u64) {
     for s in 0..2 {
         for (k, &counter) in counters[s].iter().enumerate() {
             let mine: Vec<&Msg> = all[s].iter().filter(|m| m.qp == k && m.op.is_atomic()).collect();
-            let old: Vec<u64> = mine.iter().map(|m| u64::from_le_bytes(cards[s].read_buf(side[s].7.iova + m.slot * SLOT, 8).unwrap().try_into().unwrap())).collect();
+            let old: Vec<u64> = mine.iter().map(|m| u64::from_le_bytes(cards[s].read_buf(side[s].7.iova + m.at, 8).unwrap().try_into().unwrap())).collect();
             let want: Vec<u64> = mine.iter().map(|m| m.old).collect();
             assert_eq!(old, want, "side {s} QP {k}: each atomic saw the ones before it, once each");
-            let now = cards[1 - s].read_buf(side[1 - s].3.iova + per_side as u64 * SLOT + 8 * k as u64, 8).unwrap();
+            let now = cards[1 - s].read_buf(side[1 - s].3.iova + room + 8 * k as u64, 8).unwrap();
             assert_eq!(u64::from_le_bytes(now.try_into().unwrap()), counter, "side {s} QP {k}: the counter");
             adds += mine.len();
         }
     }
     assert!(adds > messages / 10, "atomics in the mix: {adds}");
+    let long = all.iter().flatten().filter(|m| m.len > 64 << 10).count();
+    assert!(long > messages / 200, "long messages in the mix: {long}");
     let (mut recovered, mut replays) = (0, 0);
     for card in cards.iter_mut() {
         recovered += card.dev.read("completer", "rewinds").unwrap();

@@ -9,11 +9,19 @@
 //! §9.7.5: an ACK for a packet not yet sent is invalid) — complete nothing and are
 //! dropped.
 //!
+//! - Packets are acknowledged one by one too: an ACK for PSN p acknowledges every packet up to
+//!   p, a sequence NAK for p every packet before p (also inside a message, whose packets ask
+//!   for an ACK every `qp::ACK_REQ_EVERY` PSNs). The first PSN not yet acknowledged (`unacked`)
+//!   moving on is progress: the retry counts start again and the ACK timer restarts. So is a
+//!   sequence NAK for another PSN than the last one (an implied NAK inside a READ whose
+//!   responses were placed meanwhile, after an ACK for a request behind the READ already moved
+//!   `unacked` past it).
 //! - A PSN sequence NAK rewinds the send queue (go-back-N): the requester resends from the
-//!   oldest outstanding WQE, starting at the NAK's PSN, and one transport retry is used. A NAK
-//!   for another PSN than the last one acknowledged new packets: the retries start again.
+//!   oldest outstanding WQE, starting at the NAK's PSN, and one transport retry is used.
 //! - A local ACK timeout (the QP's `timeout` passed with WQEs outstanding and no progress)
-//!   rewinds the same way from the oldest outstanding WQE's first packet, and uses a retry.
+//!   rewinds the same way, from the first packet not yet acknowledged, and uses a retry —
+//!   after starting the count again if READ responses were placed since the completer last
+//!   armed the timer (they are progress too; the card keeps that mark on the QP's timer).
 //! - An RNR NAK waits the NAK's timer, then rewinds; it uses an RNR retry (7: no limit).
 //! - When a retry is wanted and none is left, the oldest WQE completes with RetryExceeded /
 //!   RnrRetryExceeded and the queue breaks. A NAK for an invalid request, a remote access
@@ -70,8 +78,12 @@ pub struct SendCompletions {
     pub rnr_retry: u8,
     pub retry_left: u8,
     pub rnr_left: u8,
-    /// The PSN of the last sequence NAK: one for another PSN acknowledges new packets.
+    /// The first PSN not yet acknowledged, once an acknowledge named one.
+    pub unacked: Option<u32>,
+    /// The PSN of the last sequence NAK.
     pub last_nak: Option<u32>,
+    /// READ responses were placed since the timer was last armed by an acknowledge.
+    pub responses_placed: bool,
     /// The PSN after the last packet of the WQEs sent (the QP's send PSN at its commit).
     pub next_psn: u32,
 }
@@ -154,7 +166,18 @@ impl SendCompletions {
         let mut out: Vec<_> = (0..covered as u16).map(|k| (self.done.wrapping_add(k), CqStatus::Success)).collect();
         self.done = self.done.wrapping_add(covered as u16);
         self.msn = msn;
-        if covered > 0 {
+        // An ACK acknowledges its PSN, a sequence NAK the packets before its PSN.
+        let acked_to = match syndrome >> 5 & 3 {
+            0 => Some(psn::add(psn, 1)),
+            3 if syndrome == aeth::NAK_PSN_SEQUENCE => Some(psn),
+            _ => None,
+        };
+        let newer = acked_to.is_some_and(|to| self.unacked.is_none_or(|u| psn::diff(to, u) > 0));
+        if newer {
+            self.unacked = acked_to;
+        }
+        let nak_moved = syndrome == aeth::NAK_PSN_SEQUENCE && self.last_nak.replace(psn) != Some(psn);
+        if covered > 0 || newer || nak_moved {
             self.retry_left = self.retry_cnt;
             self.rnr_left = self.rnr_retry;
         }
@@ -163,28 +186,36 @@ impl SendCompletions {
             _ if self.outstanding() == 0 || self.broken => (Vec::new(), Recovery::None),
             0 => (Vec::new(), Recovery::None),
             1 => self.retry(true, Recovery::RnrWait { index: self.done, ticks: crate::retry::rnr_ticks(syndrome & 31) }),
-            3 if syndrome == aeth::NAK_PSN_SEQUENCE => {
-                if self.last_nak != Some(psn) {
-                    self.retry_left = self.retry_cnt;
-                    self.last_nak = Some(psn);
-                }
-                self.retry(false, Recovery::Rewind { index: self.done, psn: Some(psn) })
-            }
+            3 if syndrome == aeth::NAK_PSN_SEQUENCE => self.retry(false, Recovery::Rewind { index: self.done, psn: Some(psn) }),
             3 if syndrome == aeth::NAK_INVALID_REQUEST => self.break_queue(CqStatus::RemoteInvalidRequest),
             3 if syndrome == aeth::NAK_REMOTE_ACCESS => self.break_queue(CqStatus::RemoteAccess),
             3 if syndrome == aeth::NAK_REMOTE_OPERATIONAL => self.break_queue(CqStatus::RemoteOperational),
             _ => (Vec::new(), Recovery::None),
         };
         out.extend(more);
+        if covered > 0 || newer || nak_moved || matches!(recovery, Recovery::Rewind { .. } | Recovery::RnrWait { .. }) {
+            // The completer armed the timer afresh.
+            self.responses_placed = false;
+        }
         Some((out, recovery))
     }
 
-    /// The local ACK timer fired: with WQEs outstanding, go back to the oldest one.
+    /// A READ response was placed (the card touches the QP's timer).
+    pub fn response_placed(&mut self) {
+        self.responses_placed = true;
+    }
+
+    /// The local ACK timer fired: with WQEs outstanding, go back to the oldest one, from the
+    /// first packet not yet acknowledged (the requester starts at the WQE's first packet when
+    /// that PSN is not one of the WQEs it resends).
     pub fn timeout(&mut self) -> (Vec<(u16, CqStatus)>, Recovery) {
         if self.broken || self.outstanding() == 0 {
             return (Vec::new(), Recovery::None);
         }
-        self.retry(false, Recovery::Rewind { index: self.done, psn: None })
+        if std::mem::take(&mut self.responses_placed) {
+            self.retry_left = self.retry_cnt;
+        }
+        self.retry(false, Recovery::Rewind { index: self.done, psn: self.unacked })
     }
 }
 
@@ -235,7 +266,7 @@ mod tests {
         // The NAK acknowledges WQE 0 (MSN 1) and asks for PSN 40 inside WQE 1.
         assert_eq!(c.acknowledge(aeth::NAK_PSN_SEQUENCE, 1, 40), Some((vec![(0, Success)], Recovery::Rewind { index: 1, psn: Some(40) })));
         assert_eq!(c.retry_left, 1, "progress restored the count, the NAK used one");
-        assert_eq!(c.timeout(), (vec![], Recovery::Rewind { index: 1, psn: None }));
+        assert_eq!(c.timeout(), (vec![], Recovery::Rewind { index: 1, psn: Some(40) }), "from the first packet not acknowledged");
         assert_eq!(c.timeout(), (vec![(1, RetryExceeded), (2, Flushed)], Recovery::Stop));
         assert_eq!(c.timeout(), (vec![], Recovery::None), "a broken queue waits for nothing");
         assert_eq!(c.refused(Flushed), vec![(3, Flushed)]);
@@ -252,6 +283,36 @@ mod tests {
         assert_eq!(c.acknowledge(aeth::NAK_PSN_SEQUENCE, 0, 10), rewind(10));
         assert_eq!(c.acknowledge(aeth::NAK_PSN_SEQUENCE, 0, 20), rewind(20), "a later gap: retries restored");
         assert_eq!(c.acknowledge(aeth::NAK_PSN_SEQUENCE, 0, 20), Some((vec![(0, RetryExceeded)], Recovery::Stop)), "the same gap again");
+    }
+
+    #[test]
+    fn acks_inside_a_message_are_progress_and_timeouts_resume_after_them() {
+        let mut c = SendCompletions::new(1, 7);
+        c.sent_one(200);
+        assert_eq!(c.timeout(), (vec![], Recovery::Rewind { index: 0, psn: None }), "nothing acknowledged yet");
+        assert_eq!(c.retry_left, 0);
+        // An ACK for PSN 63 inside the message completes nothing but restores the retries.
+        assert_eq!(c.acknowledge(aeth::ACK, 0, 63), Some((vec![], Recovery::None)));
+        assert_eq!((c.retry_left, c.unacked), (1, Some(64)));
+        assert_eq!(c.timeout(), (vec![], Recovery::Rewind { index: 0, psn: Some(64) }));
+        // Older acknowledges move nothing back and are no progress.
+        assert_eq!(c.acknowledge(aeth::ACK, 0, 10), Some((vec![], Recovery::None)));
+        assert_eq!(c.retry_left, 0, "an older ACK is no progress");
+        // A NAK behind `unacked` moves nothing back, but a NAK for a new PSN restores the count
+        // (an implied NAK inside a READ, after an ACK for a later request).
+        assert_eq!(c.acknowledge(aeth::NAK_PSN_SEQUENCE, 0, 30), Some((vec![], Recovery::Rewind { index: 0, psn: Some(30) })));
+        assert_eq!(c.acknowledge(aeth::NAK_PSN_SEQUENCE, 0, 30), Some((vec![(0, RetryExceeded)], Recovery::Stop)), "the same NAK again uses the last retry");
+        assert_eq!(c.unacked, Some(64));
+    }
+
+    #[test]
+    fn placed_read_responses_start_the_retry_count_again_before_a_timeout() {
+        let mut c = SendCompletions::new(1, 7);
+        c.sent_one(300);
+        assert_eq!(c.timeout(), (vec![], Recovery::Rewind { index: 0, psn: None }));
+        c.response_placed();
+        assert_eq!(c.timeout(), (vec![], Recovery::Rewind { index: 0, psn: None }), "responses arrived: the count started again");
+        assert_eq!(c.timeout(), (vec![(0, RetryExceeded)], Recovery::Stop), "none since");
     }
 
     #[test]

@@ -35,6 +35,17 @@ pub const RD_SLOTS: u8 = 8;
 /// The requester serves QPs round-robin, a batch per turn: the WQEs waiting, at most this
 /// many and not past the ring's end, fetched in one DMA read.
 pub const WQE_BATCH: usize = 4;
+/// Inside a long message, every packet whose PSN is a multiple of this minus one asks for an
+/// acknowledge too (besides the last): the ACKs show progress before the message ends, so the
+/// local ACK timer restarts and a resend after a timeout starts at the first packet not yet
+/// acknowledged, not at the message's start. IBTA Vol 1 §9.7.2 lets a requester set AckReq on
+/// any packet; Linux rxe does the same every 64 packets (`RXE_MAX_PKT_PER_ACK`).
+pub const ACK_REQ_EVERY: u32 = 64;
+
+/// Whether the request packet with `psn` asks for an acknowledge (`last`: it ends its message).
+pub fn asks_ack(psn: u32, last: bool) -> bool {
+    last || psn % ACK_REQ_EVERY == ACK_REQ_EVERY - 1
+}
 
 /// The port's own addresses: the source of every frame it sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -252,7 +263,7 @@ impl QpContext {
                     desc: TxDescriptor {
                         opcode: request_opcode(op, first, last),
                         se: last && solicited,
-                        ack_req: last,
+                        ack_req: asks_ack(psn::add(first_psn, i), last),
                         psn: psn::add(first_psn, i),
                         reth: if first && op.is_rdma() {
                             Reth { va: wqe.remote_addr, rkey: wqe.rkey, dma_len: wqe.length }
@@ -430,6 +441,10 @@ pub(crate) mod tests {
         assert_eq!(p[0].desc.reth, Reth { va: 0x9000, rkey: 7, dma_len: 2500 });
         assert_eq!(p[2].payload_addr, 0x10_0010 + 2048);
         assert!(p[2].desc.ack_req && p[2].desc.se && !p[0].desc.ack_req && !p[1].desc.se);
+        // Inside a long message, PSNs 63, 127, ... ask for an acknowledge too.
+        let long = SendWqe { length: 130 * 1024, ..wqe };
+        let acks: Vec<u32> = ctx().request(&port, &mrs, &long, 60).unwrap().iter().filter(|p| p.desc.ack_req).map(|p| p.desc.psn).collect();
+        assert_eq!(acks, [63, 127, 189]);
         assert_eq!(p[2].desc.imm, 0xABCD);
         // Zero length: one ONLY packet, no key needed.
         let empty = SendWqe { op: SendOp::Send as u8, length: 0, lkey: 0xDEAD, ..Default::default() };

@@ -9,9 +9,11 @@
 //! driver knows the rest. The reference is `rnic_spec::completer`.
 //!
 //! Retransmission decisions live here too: every NAK's MSN first acknowledges like an ACK's;
-//! then a sequence NAK, or a local ACK timeout (`RetryTimer`, kicked by each WQE sent and
+//! an ACK's PSN (the requester asks for one every `qp::ACK_REQ_EVERY` PSNs inside a long
+//! message) or a sequence NAK's moves the QP's first unacknowledged PSN on, which is progress
+//! too. A sequence NAK, or a local ACK timeout (`RetryTimer`, kicked by each WQE sent and
 //! restarted by progress), uses a transport retry and asks the requester to go back to the
-//! oldest outstanding WQE (`rw_*`); an RNR NAK uses an RNR retry and arms an RNR wait whose
+//! oldest outstanding WQE (`rw_*`), from the NAK's PSN or the first unacknowledged one; an RNR NAK uses an RNR retry and arms an RNR wait whose
 //! end does the same. With no retry left — or on a NAK for an invalid request, a remote
 //! access or a remote operational error — the oldest WQE completes with its error, every
 //! later one with `Flushed`, and the requester is stopped (`rw_stop`); its marker report
@@ -47,9 +49,9 @@ pack_word! {
 pack_word! {
     /// A QP's completion state: next index to complete, MSN covered, broken by a NAK, and the
     /// first local error (its index and status).
-    lsb_first DoneWord: 97 {
+    lsb_first DoneWord: 122 {
         idx: 16, msn: 24, broken: 1, e_valid: 1, e_from: 16, e_status: 8, retry_left: 3, rnr_left: 3,
-        nak_seen: 1, nak_psn: 24,
+        ua_known: 1, unacked: 24, nak_seen: 1, nak_psn: 24,
     }
 }
 pack_word! { lsb_first CqWord: 68 { base: 64, log: 4 } }
@@ -204,6 +206,8 @@ crate::hdl_block! {
         kill: DFF<Bit>,
         is_tmo: DFF<Bit>,
         is_rnr_exp: DFF<Bit>,
+        /// The expired timer was touched by placed READ responses since it was armed.
+        tmo_touched: DFF<Bit>,
         rnr_t: DFF<Bits<32>>,
         progress: DFF<Bit>,
         rewound: DFF<Bit>,
@@ -247,8 +251,14 @@ crate::hdl_block! {
         sent_ram: RAM<Bits<16>, QP_SLOT_BITS>,
         /// The same counts, read by the FSM (a RAM has one read port).
         sent_copy: RAM<Bits<16>, QP_SLOT_BITS>,
-        done_ram: RAM<Bits<97>, QP_SLOT_BITS>,
-        /// The PSN of the QP's last sequence NAK (a NAK for a later one is progress).
+        done_ram: RAM<Bits<122>, QP_SLOT_BITS>,
+        /// The QP's first PSN not yet acknowledged, once an acknowledge named one (its moving
+        /// on is progress; a timeout resends from it).
+        ua_known: DFF<Bit>,
+        unacked: DFF<Bits<24>>,
+        /// The PSN of the QP's last sequence NAK: one for another PSN is progress too — an
+        /// implied NAK inside a READ whose responses were placed meanwhile, even when an ACK
+        /// for a request behind the READ moved `unacked` past it.
         nak_seen: DFF<Bit>,
         nak_psn: DFF<Bits<24>>,
         /// Refused WQEs for the FSM: QP, send-queue index, status.
@@ -305,6 +315,10 @@ crate::hdl_block! {
         /// The WQE in C_CQE is a READ this acknowledge may not complete: coverage ends here.
         rd_cut: Signal<Local, Bit>,
         by_read: Signal<Local, Bit>,
+        ack_to: Signal<Local, Bits<24>>,
+        ack_newer: Signal<Local, Bit>,
+        is_seq_nak: Signal<Local, Bit>,
+        nak_moved: Signal<Local, Bit>,
         k_plain: Constant<Bits<2>> = c::<2>(KIND_PLAIN),
         k_read_done: Constant<Bits<2>> = c::<2>(KIND_READ_DONE),
         k_refused: Constant<Bits<2>> = c::<2>(KIND_READ_REFUSED),
@@ -429,8 +443,8 @@ impl Logic for Completer {
         dff_setup!(
             self, clock, sent_tail, s_busy, s_qp, local_tail, s_status, is_local, l_idx, l_status, e_valid, e_from, e_status, state, is_recv, r_len, r_imm, r_op, r_flags, ack_q, syn, msn, cqn, sent, d_idx, d_msn, broken, ring_base,
             cq_mask, cq_log, pi, left, db_last, db_last_cq, db_last_ci, ci, cq_size, n_overflows, status, is_error, cmd_done, beat_done, n_acks, n_naks, n_cqes, n_unexpected,
-            act, act_skip, act_retry, brk_status, kill, is_tmo, is_rnr_exp, rnr_t, progress, rewound, tcmd_rnr, a_psn, cfg_retry, cfg_rnr,
-            retry_left, rnr_left, n_seq, n_rnr, n_tmo, n_rw, n_exc, published, fenced, nak_seen, nak_psn, s_sig, s_end, npsn, h_qp, h_cq, commits, s_stamp, s_hit, l_stamp,
+            act, act_skip, act_retry, brk_status, kill, is_tmo, is_rnr_exp, tmo_touched, rnr_t, progress, rewound, tcmd_rnr, a_psn, cfg_retry, cfg_rnr,
+            retry_left, rnr_left, n_seq, n_rnr, n_tmo, n_rw, n_exc, published, fenced, ua_known, unacked, nak_seen, nak_psn, s_sig, s_end, npsn, h_qp, h_cq, commits, s_stamp, s_hit, l_stamp,
             s_rd, kind, rd_pass, peek
         );
         self.timer.clock.next = self.clock.val();
@@ -625,6 +639,13 @@ impl Logic for Completer {
         self.done_commit.retry_left.next = self.qp_retry.val().get_bits::<3>(8);
         self.done_commit.rnr_left.next = self.qp_retry.val().get_bits::<3>(12);
         self.done_back.retry_left.next = self.retry_left.q.val();
+        self.done_commit.ua_known.next = self.zero1.val();
+        self.done_commit.unacked.next = self.zero24.val();
+        self.done_back.ua_known.next = self.zero1.val();
+        if self.ua_known.q.val() {
+            self.done_back.ua_known.next = self.one1.val();
+        }
+        self.done_back.unacked.next = self.unacked.q.val();
         self.done_commit.nak_seen.next = self.zero1.val();
         self.done_commit.nak_psn.next = self.zero24.val();
         self.done_back.nak_seen.next = self.zero1.val();
@@ -932,6 +953,7 @@ impl Logic for Completer {
             self.is_recv.d.next = false;
             self.is_tmo.d.next = true;
             self.is_rnr_exp.d.next = self.timer.exp_rnr.val();
+            self.tmo_touched.d.next = self.timer.exp_touched.val();
             self.act.d.next = self.act_rewind.val();
             self.act_skip.d.next = self.zero1.val();
             self.act_retry.d.next = !self.timer.exp_rnr.val();
@@ -954,8 +976,10 @@ impl Logic for Completer {
             self.npsn.d.next = self.npsn_ram.read_data.val();
             self.retry_left.d.next = self.done_ram.read_data.val().get_bits::<3>(66);
             self.rnr_left.d.next = self.done_ram.read_data.val().get_bits::<3>(69);
-            self.nak_seen.d.next = self.done_ram.read_data.val().get_bit(72);
-            self.nak_psn.d.next = self.done_ram.read_data.val().get_bits::<24>(73);
+            self.ua_known.d.next = self.done_ram.read_data.val().get_bit(72);
+            self.unacked.d.next = self.done_ram.read_data.val().get_bits::<24>(73);
+            self.nak_seen.d.next = self.done_ram.read_data.val().get_bit(97);
+            self.nak_psn.d.next = self.done_ram.read_data.val().get_bits::<24>(98);
             self.cfg_retry.d.next = self.cq_of.read_data.val().get_bits::<3>(16);
             self.cfg_rnr.d.next = self.cq_of.read_data.val().get_bits::<3>(19);
             self.state.d.next = self.c_load_cq.val();
@@ -991,6 +1015,18 @@ impl Logic for Completer {
                     | (self.covered.val().get_bits::<8>(16) != self.zero8.val())
                     | (self.covered.val().get_bits::<16>(0) > self.outstanding.val())
                     | self.broken.q.val()));
+        // An ACK acknowledges its PSN, a sequence NAK the packets before its PSN.
+        self.ack_to.next = self.a_psn.q.val();
+        if self.is_ack.val() {
+            self.ack_to.next = self.a_psn.q.val() + self.one24.val();
+        }
+        self.is_seq_nak.next = self.is_nak.val() & (self.nak_code.val() == self.nak_seq.val()) & !self.cover_bad.val() & !self.broken.q.val();
+        self.ack_newer.next = (self.is_ack.val() | self.is_seq_nak.val())
+            & !self.cover_bad.val()
+            & !self.broken.q.val()
+            & (!self.ua_known.q.val()
+                | (((self.ack_to.val() - self.unacked.q.val()) < self.half24.val()) & (self.ack_to.val() != self.unacked.q.val())));
+        self.nak_moved.next = self.is_seq_nak.val() & (!self.nak_seen.q.val() | (self.nak_psn.q.val() != self.a_psn.q.val()));
         if self.state.q.val() == self.c_decide.val() {
             self.state.d.next = self.c_idle.val();
             self.cmd_done.d.next = false;
@@ -1005,6 +1041,11 @@ impl Logic for Completer {
             }
             if self.is_tmo.q.val() {
                 self.state.d.next = self.c_act.val();
+                // READ responses placed since the timer was armed: progress, the retry
+                // count starts again before the timeout uses one.
+                if self.tmo_touched.q.val() & !self.is_rnr_exp.q.val() {
+                    self.retry_left.d.next = self.cfg_retry.q.val();
+                }
             }
             if !self.is_local.q.val() & !self.is_tmo.q.val() {
                 // (Implied NAKs and refused READ responses are the card's own conclusions:
@@ -1038,13 +1079,6 @@ impl Logic for Completer {
                         self.act.d.next = self.act_rewind.val();
                         self.act_skip.d.next = self.one1.val();
                         self.act_retry.d.next = true;
-                        // A NAK for a PSN other than the last one acknowledges new packets:
-                        // progress, the transport retries start again.
-                        if !self.nak_seen.q.val() | (self.nak_psn.q.val() != self.a_psn.q.val()) {
-                            self.retry_left.d.next = self.cfg_retry.q.val();
-                        }
-                        self.nak_seen.d.next = true;
-                        self.nak_psn.d.next = self.a_psn.q.val();
                     }
                     self.brk_status.d.next = self.st_invalid.val();
                     if self.nak_code.val() == self.nak_access.val() {
@@ -1057,6 +1091,21 @@ impl Logic for Completer {
                     if self.nak_code.val() > self.nak_operational.val() {
                         self.act.d.next = self.act_none.val();
                     }
+                }
+                // Packets acknowledged past the first one not yet acknowledged: progress, the
+                // retry counts start again and the timer restarts.
+                if self.ack_newer.val() {
+                    self.ua_known.d.next = true;
+                    self.unacked.d.next = self.ack_to.val();
+                }
+                if self.is_seq_nak.val() {
+                    self.nak_seen.d.next = true;
+                    self.nak_psn.d.next = self.a_psn.q.val();
+                }
+                if self.ack_newer.val() | self.nak_moved.val() {
+                    self.retry_left.d.next = self.cfg_retry.q.val();
+                    self.rnr_left.d.next = self.cfg_rnr.q.val();
+                    self.progress.d.next = true;
                 }
                 if self.kind.q.val() == self.k_refused.val() {
                     self.act.d.next = self.act_break.val();
@@ -1137,6 +1186,14 @@ impl Logic for Completer {
         self.rw_index.next = self.d_idx.q.val();
         self.rw_psn.next = self.a_psn.q.val();
         self.rw_skip.next = self.act_skip.q.val();
+        // A local ACK timeout resends from the first packet not yet acknowledged.
+        if self.is_tmo.q.val() & !self.is_rnr_exp.q.val() {
+            self.rw_psn.next = self.unacked.q.val();
+            self.rw_skip.next = self.zero1.val();
+            if self.ua_known.q.val() {
+                self.rw_skip.next = self.one1.val();
+            }
+        }
         self.rw_stop.next = self.zero1.val();
         if self.kill.q.val() {
             self.rw_stop.next = self.one1.val();

@@ -60,7 +60,8 @@ use crate::stream::c;
 use crate::roce::read_table::{ReadEntry, RD_PTR};
 use rnic_spec::desc::{send_flags, send_wqe, SendOp};
 use rnic_spec::mr::access;
-use rnic_spec::qp::{MAX_MESSAGE, RD_SLOTS, SQ_LOG_SIZE_MAX, WQE_BATCH};
+use rnic_spec::qp::{ACK_REQ_EVERY, MAX_MESSAGE, RD_SLOTS, SQ_LOG_SIZE_MAX, WQE_BATCH};
+const _: () = assert!(ACK_REQ_EVERY == 1 << 6, "the AckReq check compares six PSN bits");
 use rnic_spec::responder::{OP_CMP_SWAP, OP_FETCH_ADD, OP_READ_REQUEST};
 use rnic_spec::regs::{qp_state, QPS, QP_SLOT_BITS};
 use rust_hdl::prelude::*;
@@ -317,6 +318,8 @@ crate::hdl_block! {
         zero16: Constant<Bits<16>> = c::<16>(0),
         zero32: Constant<Bits<32>> = c::<32>(0),
         one6: Constant<Bits<6>> = c::<6>(1),
+        /// `qp::ACK_REQ_EVERY - 1`: a PSN with these low bits asks for an acknowledge.
+        ack_every_psn: Constant<Bits<6>> = c::<6>(ACK_REQ_EVERY as u64 - 1),
         one16: Constant<Bits<16>> = c::<16>(1),
         one24: Constant<Bits<24>> = c::<24>(1),
         one32: Constant<Bits<32>> = c::<32>(1),
@@ -732,7 +735,7 @@ impl Logic for Requester {
             self.desc_word.se.next = self.one1.val();
         }
         self.desc_word.ack_req.next = self.zero1.val();
-        if self.last.val() {
+        if self.last.val() | (self.psn.q.val().get_bits::<6>(0) == self.ack_every_psn.val()) {
             self.desc_word.ack_req.next = self.one1.val();
         }
         self.desc_word.psn.next = self.psn.q.val();

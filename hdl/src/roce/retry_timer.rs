@@ -13,8 +13,12 @@
 //!   arms an RNR wait of `cmd_ticks`, or disarms. It has the RAM's write port first; a kick
 //!   in the same cycle is not taken (its sender holds it).
 //! - `touch` (a READ response was placed): an armed timer starts again from now, as an ACK
-//!   timer (a READ progressing is not timed out mid-transfer); taken only in a cycle without a
-//!   command or a kick write (it is a heartbeat: the next response touches again).
+//!   timer (a READ progressing is not timed out mid-transfer), and is marked `touched`; taken
+//!   only in a cycle without a command or a kick write (it is a heartbeat: the next response
+//!   touches again). An expiry says whether its timer was touched since the completer last
+//!   armed it (`exp_touched`): responses were placed, which is progress — the completer's retry
+//!   count starts again before the timeout uses one, so a long READ whose responses keep
+//!   arriving in part is not given up.
 //! - `exp` (valid/ready): a timer fired; taking it disarms the timer. A timer written in the
 //!   cycles it is read is looked at again on the next round, so a re-armed timer never fires
 //!   with its old start.
@@ -31,7 +35,7 @@ const _: () = assert!(TICK_CYCLES == 1 << TICK_BITS);
 
 pack_word! {
     /// A timer: its start tick, an RNR wait's length, and which kind it is.
-    lsb_first TimerWord: 65 { start: 32, ticks: 32, rnr: 1 }
+    lsb_first TimerWord: 66 { start: 32, ticks: 32, rnr: 1, touched: 1 }
 }
 
 crate::hdl_block! {
@@ -59,8 +63,9 @@ crate::hdl_block! {
         pub exp_ready: Signal<In, Bit>,
         pub exp_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
         pub exp_rnr: Signal<Out, Bit>,
+        pub exp_touched: Signal<Out, Bit>,
 
-        ram: RAM<Bits<65>, QP_SLOT_BITS>,
+        ram: RAM<Bits<66>, QP_SLOT_BITS>,
         tmo_ram: RAM<Bits<5>, QP_SLOT_BITS>,
         t_word: TimerWord,
         armed: DFF<Bits<QPS_BITS>>,
@@ -73,6 +78,7 @@ crate::hdl_block! {
         e_valid: DFF<Bit>,
         e_qp: DFF<Bits<QP_SLOT_BITS>>,
         e_rnr: DFF<Bit>,
+        e_touched: DFF<Bit>,
 
         commit_ok: Signal<Local, Bit>,
         commit_qp: Signal<Local, Bits<QP_SLOT_BITS>>,
@@ -105,7 +111,7 @@ crate::hdl_block! {
 impl Logic for RetryTimer {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, armed, prescale, now, scan, look, stale, e_valid, e_qp, e_rnr);
+        dff_setup!(self, clock, armed, prescale, now, scan, look, stale, e_valid, e_qp, e_rnr, e_touched);
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
         self.tmo_ram.read_clock.next = self.clock.val();
@@ -130,12 +136,14 @@ impl Logic for RetryTimer {
         self.t_word.start.next = self.now.q.val();
         self.t_word.ticks.next = self.zero32.val();
         self.t_word.rnr.next = self.zero1.val();
+        self.t_word.touched.next = self.zero1.val();
         self.touch_armed.next = self.armed.q.val() >> self.touch_qp.val();
         self.touch_write.next =
             self.touch_valid.val() & !self.cmd_valid.val() & !self.kick_write.val() & self.touch_armed.val().get_bit(0);
         self.ram.write_address.next = self.kick_qp.val();
         if self.touch_write.val() {
             self.ram.write_address.next = self.touch_qp.val();
+            self.t_word.touched.next = self.one1.val();
         }
         if self.cmd_valid.val() {
             self.ram.write_address.next = self.cmd_qp.val();
@@ -175,6 +183,7 @@ impl Logic for RetryTimer {
         self.exp_valid.next = self.e_valid.q.val();
         self.exp_qp.next = self.e_qp.q.val();
         self.exp_rnr.next = self.e_rnr.q.val();
+        self.exp_touched.next = self.e_touched.q.val();
         if self.exp_ready.val() {
             self.e_valid.d.next = false;
         }
@@ -183,6 +192,7 @@ impl Logic for RetryTimer {
             self.e_valid.d.next = true;
             self.e_qp.d.next = self.look.q.val();
             self.e_rnr.d.next = self.ram.read_data.val().get_bit(64);
+            self.e_touched.d.next = self.ram.read_data.val().get_bit(65);
         }
 
         // Armed bits: a fired timer is disarmed as it goes out; commands and kicks win.
