@@ -9,9 +9,9 @@
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use rnic_driver::sim_pair::{qp_pair, raw_request, two_cards, PathKind};
+use rnic_driver::sim_pair::{assert_frames, frames_by_dest_qp, qp_pair, raw_request, two_cards, PathKind};
 use rnic_driver::verbs::{QpCaps, QpState};
-use rnic_sim::world::{LinkConfig, World};
+use rnic_sim::world::LinkConfig;
 use rnic_spec::mr::access;
 use rnic_spec::responder::{Outcome, RspState, OP_CMP_SWAP, OP_FETCH_ADD, OP_READ_REQUEST, OP_WRITE_ONLY, SAVED_ATOMICS};
 use rnic_spec::wire::ib::Reth;
@@ -20,25 +20,6 @@ use rnic_spec::wire::tx::AtomicArgs;
 use std::collections::HashMap;
 
 const CAPS: QpCaps = QpCaps { sq_entries: 16, rq_entries: 16 };
-
-/// Card 1's frames, by the QP they go to (card 0's QPN).
-fn sent_by_card1(world: &World) -> HashMap<u32, Vec<Vec<u8>>> {
-    let mut out: HashMap<u32, Vec<Vec<u8>>> = HashMap::new();
-    for (_, frame) in world.sent_by(1) {
-        let r = classify(frame, RxConfig { fcs: false });
-        assert_eq!(r.verdict, Ok(()), "card 1 sends valid RoCE v2 frames");
-        out.entry(r.packet.expect("parsed").bth.dest_qp).or_default().push(frame.clone());
-    }
-    out
-}
-
-fn assert_frames(got: &[Vec<u8>], want: &[Vec<u8>], what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: frames");
-    for (k, (g, w)) in got.iter().zip(want).enumerate() {
-        let first_diff = g.iter().zip(w).position(|(x, y)| x != y);
-        assert!(g == w, "{what}: frame {k}: {} bytes sent, {} expected, first difference at {first_diff:?}", g.len(), w.len());
-    }
-}
 
 fn word(image: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(image[at..at + 8].try_into().unwrap())
@@ -155,7 +136,7 @@ fn atomics_execute_once_and_are_answered_as_the_model_says() {
     let total: usize = want.values().map(Vec::len).sum();
     let done = world.borrow_mut().run_until(2_000_000, |w| w.link_idle() && w.sent_by(1).count() >= total);
     if !done {
-        let got = sent_by_card1(&world.borrow());
+        let got = frames_by_dest_qp(&world.borrow(), 1);
         for (q, frames) in &want {
             let ops = |v: &Vec<Vec<u8>>| v.iter().map(|f| { let p = classify(f, RxConfig { fcs: false }).packet.unwrap(); (p.bth.opcode, p.bth.psn, format!("{:?}", p.ext.first())) }).collect::<Vec<_>>();
             eprintln!("QP {q}: want {:x?}\n got {:x?}", ops(frames), got.get(q).map(ops));
@@ -166,7 +147,7 @@ fn atomics_execute_once_and_are_answered_as_the_model_says() {
     }
     assert!(done, "card 1 sent {} of {total} frames", world.borrow().sent_by(1).count());
     world.borrow_mut().run_until(5_000, |_| false);
-    let got = sent_by_card1(&world.borrow());
+    let got = frames_by_dest_qp(&world.borrow(), 1);
     for (q, frames) in &want {
         assert_frames(&got[q], frames, &format!("QP {q}"));
     }
@@ -226,7 +207,7 @@ fn refused_atomics_get_the_models_nak_and_change_nothing() {
     assert_eq!(total, cases.len(), "one NAK per case");
     world.borrow_mut().run_until(200_000, |w| w.link_idle() && w.sent_by(1).count() >= total);
     world.borrow_mut().run_until(5_000, |_| false);
-    let got = sent_by_card1(&world.borrow());
+    let got = frames_by_dest_qp(&world.borrow(), 1);
     for (q, frames) in &want {
         assert_frames(&got[q], frames, &format!("QP {q}"));
     }

@@ -9,9 +9,9 @@
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use rnic_driver::sim_pair::{qp_pair, raw_request, two_cards, PathKind};
+use rnic_driver::sim_pair::{assert_frames, frames_by_dest_qp, qp_pair, raw_request, two_cards, PathKind};
 use rnic_driver::verbs::{QpCaps, QpState};
-use rnic_sim::world::{LinkConfig, World};
+use rnic_sim::world::LinkConfig;
 use rnic_spec::mr::access;
 use rnic_spec::responder::{Outcome, RspState, MAX_MESSAGE, OP_READ_REQUEST, OP_WRITE_ONLY};
 use rnic_spec::wire::ib::Reth;
@@ -19,25 +19,6 @@ use rnic_spec::wire::rx::{classify, RxConfig};
 use std::collections::HashMap;
 
 const CAPS: QpCaps = QpCaps { sq_entries: 16, rq_entries: 16 };
-
-/// Card 1's frames, by the QP they go to (card 0's QPN).
-fn sent_by_card1(world: &World) -> HashMap<u32, Vec<Vec<u8>>> {
-    let mut out: HashMap<u32, Vec<Vec<u8>>> = HashMap::new();
-    for (_, frame) in world.sent_by(1) {
-        let r = classify(frame, RxConfig { fcs: false });
-        assert_eq!(r.verdict, Ok(()), "card 1 sends valid RoCE v2 frames");
-        out.entry(r.packet.expect("parsed").bth.dest_qp).or_default().push(frame.clone());
-    }
-    out
-}
-
-fn assert_frames(got: &[Vec<u8>], want: &[Vec<u8>], what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: frames");
-    for (k, (g, w)) in got.iter().zip(want).enumerate() {
-        let first_diff = g.iter().zip(w).position(|(x, y)| x != y);
-        assert!(g == w, "{what}: frame {k}: {} bytes sent, {} expected, first difference at {first_diff:?}", g.len(), w.len());
-    }
-}
 
 #[test]
 fn reads_are_answered_from_memory_as_the_model_says() {
@@ -108,7 +89,7 @@ fn reads_are_answered_from_memory_as_the_model_says() {
     let done = world.borrow_mut().run_until(400_000, |w| w.link_idle() && w.sent_by(1).count() == total);
     assert!(done, "card 1 sent {} of {total} frames", world.borrow().sent_by(1).count());
     world.borrow_mut().run_until(2_000, |_| false);
-    let got = sent_by_card1(&world.borrow());
+    let got = frames_by_dest_qp(&world.borrow(), 1);
     for (q, frames) in &want {
         assert_frames(&got[q], frames, &format!("QP {q}"));
     }
@@ -174,7 +155,7 @@ fn refused_reads_get_the_models_nak_and_read_nothing() {
         .collect();
     assert_eq!(opcodes.len(), total, "card 1 sent {opcodes:x?}");
     world.borrow_mut().run_until(2_000, |_| false);
-    let got = sent_by_card1(&world.borrow());
+    let got = frames_by_dest_qp(&world.borrow(), 1);
     for (q, frames) in &want {
         assert_frames(&got[q], frames, &format!("QP {q}"));
     }
@@ -255,7 +236,7 @@ fn random_reads_back_to_back_on_four_qps_match_the_model() {
     let stats = b.dev.stats().unwrap().into_iter().filter(|c| c.2 != 0).map(|(k, n, v)| format!("{k}.{n}={v}")).collect::<Vec<_>>().join(" ");
     assert!(done, "card 1 sent {} of {total} frames; card 1: {stats}", world.borrow().sent_by(1).count());
     world.borrow_mut().run_until(2_000, |_| false);
-    let got = sent_by_card1(&world.borrow());
+    let got = frames_by_dest_qp(&world.borrow(), 1);
     for (q, frames) in &want {
         assert_frames(&got[q], frames, &format!("QP {q}"));
     }

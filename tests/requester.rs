@@ -7,14 +7,12 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rnic_driver::verbs::{Cq, Qp, QpAttr, QpCaps, QpState, SendWr, VerbsError};
-use rnic_driver::sim_pair::{connect, two_cards, Card, PathKind};
+use rnic_driver::sim_pair::{connect, sent_packets, two_cards, Card, PathKind};
 
-use rnic_sim::world::{LinkConfig, World};
+use rnic_sim::world::LinkConfig;
 use rnic_spec::desc::{send_flags, SendOp, SendWqe};
 use rnic_spec::mr::access;
 use rnic_spec::qp::{RequestPacket, WQE_BATCH};
-use rnic_spec::wire::packet::RocePacket;
-use rnic_spec::wire::rx::{classify, RxConfig};
 use rnic_spec::wire::tx::AtomicArgs;
 use std::collections::{HashMap, VecDeque};
 
@@ -24,18 +22,6 @@ fn connected_qp(card: &mut Card, pd: rnic_driver::verbs::Pd, cq: &Cq, kind: Path
     let mut qp = card.create_qp(pd, cq, cq, QpCaps { sq_entries: 64, rq_entries: 1 }).unwrap();
     connect(card, &mut qp, 1, kind, dest_qpn, 0, psn).unwrap();
     qp
-}
-
-/// The frames card 0 put on the wire, parsed by the reference receiver, in order.
-fn sent_by_card0(world: &World) -> Vec<(RocePacket, Vec<u8>)> {
-    world
-        .sent_by(0)
-        .map(|(_, frame)| {
-            let r = classify(frame, RxConfig { fcs: false });
-            assert_eq!(r.verdict, Ok(()), "every frame the requester sends is valid RoCE v2");
-            (r.packet.expect("parsed"), frame.clone())
-        })
-        .collect()
 }
 
 #[test]
@@ -125,7 +111,7 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
     let done = world.borrow_mut().run_until(3_000_000, |w| w.nics[1].delivered_count() == total && w.link_idle());
     assert!(done, "card 1 got {} of {total} packets", world.borrow().nics[1].delivered_count());
 
-    let frames = sent_by_card0(&world.borrow());
+    let frames = sent_packets(&world.borrow(), 0);
     let mut sent: HashMap<u32, VecDeque<Vec<u8>>> = HashMap::new();
     for (p, frame) in &frames {
         sent.entry(p.bth.dest_qp).or_default().push_back(frame.clone());

@@ -8,9 +8,12 @@ use rnic_sim::world::{LinkConfig, World};
 use rnic_spec::qp::{PortAddress, QpContext, RemoteIp};
 use rnic_spec::responder::Response;
 use rnic_spec::wire::ib::Reth;
+use rnic_spec::wire::packet::RocePacket;
+use rnic_spec::wire::rx::{classify, RxConfig};
 use rnic_spec::wire::tx::{IpPair, TxDescriptor};
 use rnic_spec::wire::eth::Vlan;
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 pub type Card = Context<WorldCard>;
@@ -143,4 +146,35 @@ pub fn raw_request(
         IpPair::V6 { src, .. } => IpPair::V6 { src, dst: card1.ipv6 },
     };
     TxDescriptor { opcode, dest_qp: to_qpn, ack_req, reth, payload_len, aeth: Default::default(), ..d }
+}
+
+/// The frames card `from` put on the wire, parsed by the reference receiver, in order; each
+/// must be valid RoCE v2 (a test helper: it panics on one that is not).
+pub fn sent_packets(world: &World, from: usize) -> Vec<(RocePacket, Vec<u8>)> {
+    world
+        .sent_by(from)
+        .map(|(_, frame)| {
+            let r = classify(frame, RxConfig { fcs: false });
+            assert_eq!(r.verdict, Ok(()), "card {from} sends valid RoCE v2 frames");
+            (r.packet.expect("parsed"), frame.clone())
+        })
+        .collect()
+}
+
+/// Card `from`'s frames by the QP they go to.
+pub fn frames_by_dest_qp(world: &World, from: usize) -> HashMap<u32, Vec<Vec<u8>>> {
+    let mut out: HashMap<u32, Vec<Vec<u8>>> = HashMap::new();
+    for (p, frame) in sent_packets(world, from) {
+        out.entry(p.bth.dest_qp).or_default().push(frame);
+    }
+    out
+}
+
+/// Frames sent against frames expected, byte for byte, naming the first difference.
+pub fn assert_frames(got: &[Vec<u8>], want: &[Vec<u8>], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: frames");
+    for (k, (g, w)) in got.iter().zip(want).enumerate() {
+        let first_diff = g.iter().zip(w).position(|(x, y)| x != y);
+        assert!(g == w, "{what}: frame {k}: {} bytes sent, {} expected, first difference at {first_diff:?}", g.len(), w.len());
+    }
 }
