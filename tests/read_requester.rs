@@ -28,7 +28,7 @@ use rnic_spec::responder::{
     aeth, ReadReply, ReadResponse, Response, OP_ACK, OP_ATOMIC_ACK, OP_FETCH_ADD, OP_READ_REQUEST, OP_READ_RESPONSE_FIRST, OP_READ_RESPONSE_LAST,
     OP_READ_RESPONSE_MIDDLE, OP_READ_RESPONSE_ONLY,
 };
-use rnic_spec::wire::ib::Aeth;
+use rnic_spec::wire::ib::{Aeth, Ext, Reth};
 use rnic_spec::wire::packet::RocePacket;
 use rnic_spec::wire::rx::{classify, RxConfig};
 use rnic_spec::wire::tx::AtomicArgs;
@@ -212,12 +212,23 @@ fn a_lost_read_response_is_recovered_and_each_response_placed_once() {
         assert_eq!(p.counter(0, "responder", "implied_naks"), implied, "lost PSN {lost}");
         assert_eq!(p.counter(0, "completer", "timeouts"), timeouts, "lost PSN {lost}");
         assert!(p.counter(0, "completer", "rewinds") >= 1, "lost PSN {lost}: the READ was sent again");
-        // The resend asks again from the READ's first PSN: card 1 executes it again.
+        // The resend asks again for what is missing of the oldest READ: from the lost response
+        // on, its address and length moved on by the responses placed (IBTA Vol 1 §9.7.5.1.2);
+        // card 1 answers it from the middle (MIDDLE / LAST), as the first answer went on.
         let wire = p.wire();
-        let requests: Vec<u32> = wire.iter().filter(|f| f.0 == 0 && f.1.bth.opcode == OP_READ_REQUEST).map(|f| f.1.bth.psn).collect();
-        assert!(requests.len() > 2 && requests[..2] == [0, 3], "lost PSN {lost}: requests {requests:?}");
-        let resent_from = if lost == 3 { 3 } else { 0 };
-        assert_eq!(requests[2], resent_from, "lost PSN {lost}: the oldest READ missing a response is asked again");
+        let requests: Vec<(u32, Reth)> = wire
+            .iter()
+            .filter(|f| f.0 == 0 && f.1.bth.opcode == OP_READ_REQUEST)
+            .map(|f| (f.1.bth.psn, f.1.ext.iter().find_map(|e| if let Ext::Reth(r) = e { Some(*r) } else { None }).expect("a RETH")))
+            .collect();
+        let psns: Vec<u32> = requests.iter().map(|r| r.0).collect();
+        assert!(psns.len() > 2 && psns[..2] == [0, 3], "lost PSN {lost}: requests {psns:?}");
+        let remote = p.remote.iova;
+        let (from, va, len) = if lost == 3 { (3, remote + 9000, 100) } else { (lost, remote + 100 + lost as u64 * 1024, 3000 - lost * 1024) };
+        assert_eq!(requests[2], (from, Reth { va, rkey: p.rmr.key(), dma_len: len }), "lost PSN {lost}: the rest of the oldest READ missing a response is asked for");
+        let answers: Vec<(u32, u8)> = wire.iter().filter(|f| f.0 == 1 && f.1.bth.opcode != OP_ACK).map(|f| (f.1.bth.psn, f.1.bth.opcode)).collect();
+        let first_again = if lost == 3 { OP_READ_RESPONSE_ONLY } else if lost == 0 { OP_READ_RESPONSE_FIRST } else if lost == 1 { OP_READ_RESPONSE_MIDDLE } else { OP_READ_RESPONSE_LAST };
+        assert!(answers[answers.len().min(4)..].contains(&(from, first_again)), "lost PSN {lost}: answered again from {from} with {first_again:#x}: {answers:?}");
         assert!(p.counter(1, "responder", "duplicates") >= 1, "lost PSN {lost}");
     }
 }
@@ -305,7 +316,7 @@ fn a_peers_random_responses_are_placed_as_the_model_says() {
                 let aeth = Some(Aeth { syndrome: aeth::ACK, msn: k + 1 });
                 flat.push(ReadResponse { opcode: OP_ATOMIC_ACK, psn, aeth, va: p.remote.iova + roff, len: 0 });
             } else {
-                flat.extend(ReadReply { psn, va: p.remote.iova + roff, len, msn: k + 1 }.responses(ctx.pmtu_log2));
+                flat.extend(ReadReply { psn, va: p.remote.iova + roff, len, msn: k + 1, mid: false }.responses(ctx.pmtu_log2));
             }
             psn = (psn + packet_count(len, ctx.pmtu_log2)) & 0xFF_FFFF;
             loff += len as u64 + 100;
@@ -406,7 +417,7 @@ fn responses_for_a_deregistered_buffer_are_refused_and_the_read_fails() {
     p.world.borrow_mut().run_until(5_000, |_| false);
     p.a.dev.clear_mr(p.lmr.key()).unwrap();
     let remote = pattern(2);
-    for r in (ReadReply { psn: ctx.sq_psn, va: p.remote.iova, len: 700, msn: 1 }).responses(ctx.pmtu_log2) {
+    for r in (ReadReply { psn: ctx.sq_psn, va: p.remote.iova, len: 700, msn: 1, mid: false }).responses(ctx.pmtu_log2) {
         let at = (r.va - p.remote.iova) as usize;
         p.world.borrow_mut().nics[1].send(r.descriptor(&port(1), &peer), &remote[at..at + r.len as usize]);
     }
@@ -432,7 +443,7 @@ fn raw_peer(timeout: u8, retry_cnt: u8, len: u32) -> (Pair, Vec<(rnic_spec::wire
     p.a.post_send(&mut p.qa, &wr).unwrap();
     p.world.borrow_mut().run_until(3_000, |_| false);
     let remote = pattern(2);
-    let frames = (ReadReply { psn: ctx.sq_psn, va: p.remote.iova, len, msn: 1 })
+    let frames = (ReadReply { psn: ctx.sq_psn, va: p.remote.iova, len, msn: 1, mid: false })
         .responses(ctx.pmtu_log2)
         .iter()
         .map(|r| {

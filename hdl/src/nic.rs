@@ -570,6 +570,7 @@ impl Logic for Nic {
         self.rtx.job_va.next = self.rsp.ack_va.val();
         self.rtx.job_len.next = self.rsp.ack_len.val();
         self.rtx.job_pmtu.next = self.rsp.ack_pmtu.val();
+        self.rtx.job_mid.next = self.rsp.ack_mid.val();
         // The completer: ACKs from the responder's path, sent events from the requester.
         self.cq_base.lo.next = self.csr.control[41].val();
         self.cq_base.hi.next = self.csr.control[42].val();

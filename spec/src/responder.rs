@@ -113,6 +113,17 @@ pub struct RspState {
     /// The last `SAVED_ATOMICS` atomics' results, the oldest replaced first (`saved_next`).
     pub saved: [Option<SavedAtomic>; SAVED_ATOMICS],
     pub saved_next: usize,
+    /// The last `SAVED_ATOMICS` new READs' PSNs, the oldest replaced first (`reads_next`): a
+    /// duplicate READ inside one of them is answered from the middle.
+    pub reads: [Option<SavedRead>; SAVED_ATOMICS],
+    pub reads_next: usize,
+}
+
+/// A READ the responder executed: its first PSN and how many PSNs its responses take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SavedRead {
+    pub psn: u32,
+    pub packets: u32,
 }
 
 /// An executed atomic's result, kept for a duplicate of its request.
@@ -215,13 +226,18 @@ pub struct Effect {
 }
 
 /// An RDMA READ the responder answers: `len` bytes from `va`, in READ RESPONSE packets from
-/// PSN `psn` on, whose AETHs carry MSN `msn` (IBTA Vol 1 §9.7.4.1.4).
+/// PSN `psn` on, whose AETHs carry MSN `msn` (IBTA Vol 1 §9.7.4.1.4). `mid`: a duplicate READ
+/// whose PSN lies inside an earlier READ, after its first PSN — a requester asking again for
+/// the rest of a READ (VA and length moved on): its answer goes on from the middle, MIDDLE
+/// ... LAST (or LAST alone), as the original stream would have (Linux rxe answers so, and its
+/// requester refuses a FIRST there).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadReply {
     pub psn: u32,
     pub va: u64,
     pub len: u32,
     pub msn: u32,
+    pub mid: bool,
 }
 
 /// One READ RESPONSE packet: opcode, PSN, AETH (FIRST, LAST and ONLY carry one), and the bytes
@@ -248,7 +264,7 @@ impl ReadReply {
         let pmtu = 1u32 << pmtu_log2;
         (0..n)
             .map(|k| {
-                let (first, last) = (k == 0, k + 1 == n);
+                let (first, last) = (k == 0 && !self.mid, k + 1 == n);
                 let opcode = match (first, last) {
                     (true, true) => OP_READ_RESPONSE_ONLY,
                     (true, false) => OP_READ_RESPONSE_FIRST,
@@ -430,12 +446,17 @@ impl RspState {
         if let Err(e) = mr::check(mrs, reth.rkey, ctx.pd, reth.va, reth.dma_len, mr::access::REMOTE_READ) {
             return nak(self, Outcome::RemoteAccess(e), aeth::NAK_REMOTE_ACCESS);
         }
+        let packets = ReadReply::packets(reth.dma_len, ctx.pmtu_log2);
         if !duplicate {
-            self.epsn = psn::add(self.epsn, ReadReply::packets(reth.dma_len, ctx.pmtu_log2));
+            self.epsn = psn::add(self.epsn, packets);
             self.nak_sent = false;
             self.msn = psn::add(self.msn, 1);
+            self.reads[self.reads_next] = Some(SavedRead { psn: p, packets });
+            self.reads_next = (self.reads_next + 1) % SAVED_ATOMICS;
         }
-        let read = ReadReply { psn: p, va: reth.va, len: reth.dma_len, msn: self.msn };
+        let saved = self.reads.iter().flatten();
+        let mid = duplicate && !saved.clone().any(|r| r.psn == p) && saved.clone().any(|r| (psn::diff(p, r.psn) as u32) < r.packets);
+        let read = ReadReply { psn: p, va: reth.va, len: reth.dma_len, msn: self.msn, mid };
         let outcome = if duplicate { Outcome::Duplicate } else { Outcome::Read };
         Effect { outcome, response: None, completion: None, read: Some(read), atomic: None }
     }
@@ -684,7 +705,7 @@ mod tests {
         let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_READ_REQUEST, 100, 0, 0, reth(0x1800, 0x101, 3000)));
         assert_eq!((e.outcome, e.response), (Outcome::Read, None), "the responses are the acknowledge");
         let r = e.read.expect("a read to answer");
-        assert_eq!(r, ReadReply { psn: 100, va: 0x1800, len: 3000, msn: 1 });
+        assert_eq!(r, ReadReply { psn: 100, va: 0x1800, len: 3000, msn: 1, mid: false });
         assert_eq!((s.epsn, s.msn), (103, 1));
         let ack = Some(Aeth { syndrome: aeth::ACK, msn: 1 });
         assert_eq!(
@@ -699,10 +720,20 @@ mod tests {
         let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_READ_REQUEST, 103, 0, 0, reth(0, 0x999, 0)));
         assert_eq!(e.read.map(|r| r.responses(10)), Some(vec![ReadResponse { opcode: OP_READ_RESPONSE_ONLY, psn: 103, aeth: Some(Aeth { syndrome: aeth::ACK, msn: 2 }), va: 0, len: 0 }]));
         assert_eq!(s.epsn, 104);
-        // A duplicate is executed again from its PSN; the state stays.
+        // A duplicate is executed again from its PSN; the state stays. One inside the first
+        // READ (its rest, asked for again) is answered from the middle: MIDDLE, LAST.
         let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_READ_REQUEST, 101, 0, 0, reth(0x1C00, 0x101, 2000)));
-        assert_eq!((e.outcome, e.read), (Outcome::Duplicate, Some(ReadReply { psn: 101, va: 0x1C00, len: 2000, msn: 2 })));
+        assert_eq!((e.outcome, e.read), (Outcome::Duplicate, Some(ReadReply { psn: 101, va: 0x1C00, len: 2000, msn: 2, mid: true })));
         assert_eq!((s.epsn, s.msn), (104, 2));
+        let ops: Vec<(u8, bool)> = e.read.unwrap().responses(10).iter().map(|r| (r.opcode, r.aeth.is_some())).collect();
+        assert_eq!(ops, [(OP_READ_RESPONSE_MIDDLE, false), (OP_READ_RESPONSE_LAST, true)]);
+        let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_READ_REQUEST, 102, 0, 0, reth(0x2000, 0x101, 952)));
+        assert_eq!(e.read.unwrap().responses(10)[0].opcode, OP_READ_RESPONSE_LAST, "the last packet's rest: LAST alone");
+        // At a READ's first PSN, or at a PSN no kept READ covers: FIRST / ONLY.
+        let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_READ_REQUEST, 100, 0, 0, reth(0x1800, 0x101, 3000)));
+        assert_eq!(e.read.map(|r| (r.mid, r.responses(10)[0].opcode)), Some((false, OP_READ_RESPONSE_FIRST)));
+        let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_READ_REQUEST, 99, 0, 0, reth(0x1800, 0x101, 8)));
+        assert_eq!(e.read.map(|r| (r.mid, r.responses(10)[0].opcode)), Some((false, OP_READ_RESPONSE_ONLY)));
         // A READ ahead of the ePSN is a sequence error like any request.
         let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_READ_REQUEST, 106, 0, 0, reth(0x1800, 0x101, 8)));
         assert_eq!((e.outcome, e.read), (Outcome::SequenceError, None));

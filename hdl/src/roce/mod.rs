@@ -4,6 +4,7 @@ pub mod atomic;
 pub mod completer;
 pub mod icrc;
 pub mod qp_table;
+pub mod read_history;
 pub mod read_table;
 pub mod requester;
 pub mod responder;

@@ -84,6 +84,10 @@ pack_word! {
 /// Address of a WQE's first PSN in `psn_tab`: QP and send-queue slot.
 const TAB_BITS: usize = QP_SLOT_BITS + SQ_LOG_SIZE_MAX as usize;
 pack_word! { lsb_first TabAddr: 16 { slot: 8, qp: 8 } }
+pack_word! {
+    /// Responses of a READ resent from its middle already placed, widened for the byte offset.
+    lsb_first ReadSkip: 64 { n: 24 }
+}
 const _: () = assert!(TAB_BITS == 16 && SQ_LOG_SIZE_MAX == 8 && QP_SLOT_BITS == 8);
 /// `err_status` of the report a stopped queue sends: no WQE, the completer flushes what is due.
 pub const ERR_MARKER: u64 = 0xFF;
@@ -265,6 +269,10 @@ crate::hdl_block! {
         wqe_pkts: Signal<Local, Bits<32>>,
         check_bad: Signal<Local, Bit>,
         skip_now: Signal<Local, Bit>,
+        /// A READ resent from the PSN a rewind names, inside it: asked for from there on.
+        rd_resume: Signal<Local, Bit>,
+        rd_skip: ReadSkip,
+        rd_skip_bytes: Signal<Local, Bits<64>>,
         rw_in_range: Signal<Local, Bit>,
         pend_set: Signal<Local, Bits<QPS_BITS>>,
         pend_clr: Signal<Local, Bits<QPS_BITS>>,
@@ -740,8 +748,23 @@ impl Logic for Requester {
         }
         self.desc_word.psn.next = self.psn.q.val();
         self.desc_word.va.next = self.w_raddr.q.val();
+        // A READ resent after responses were placed asks only for the rest: from the rewind's
+        // PSN on, its address and length moved on by the responses before it (IBTA Vol 1
+        // §9.7.5.1.2: the responder answers it with MIDDLE / LAST, as rxe does).
+        self.rd_skip.n.next = self.skip_psn.q.val() - self.psn.q.val();
+        self.rd_skip_bytes.next = self.rd_skip.word.val() << self.c_pmtu.q.val();
+        self.rd_resume.next = self.skipping.q.val()
+            & self.is_read.val()
+            & !self.is_atomic.val()
+            & (self.skip_psn.q.val() != self.psn.q.val())
+            & (self.rd_skip.word.val().get_bits::<32>(0) < self.wqe_pkts.val());
         self.desc_word.rkey.next = self.w_rkey.q.val();
         self.desc_word.dma_len.next = self.w_len.q.val();
+        if self.rd_resume.val() {
+            self.desc_word.psn.next = self.skip_psn.q.val();
+            self.desc_word.va.next = self.w_raddr.q.val() + self.rd_skip_bytes.val();
+            self.desc_word.dma_len.next = self.w_len.q.val() - self.rd_skip_bytes.val().get_bits::<32>(0);
+        }
         self.desc_word.imm.next = self.w_imm.q.val();
         self.desc_word.payload_len.next = self.len.val().get_bits::<LEN_BITS>(0);
         self.desc_word.dest_qp.next = self.c_dest_qpn.q.val();
@@ -1169,7 +1192,7 @@ impl Logic for Requester {
             }
             self.state.d.next = self.s_writeback.val();
         }
-        if (self.state.q.val() == self.s_pkt.val()) & self.skipping.q.val() & !self.skip_now.val() & !self.is_read.val() {
+        if (self.state.q.val() == self.s_pkt.val()) & self.skipping.q.val() & !self.skip_now.val() & (!self.is_read.val() | self.rd_resume.val()) {
             self.skipping.d.next = false;
         }
         if self.state.q.val() == self.s_pkt.val() {

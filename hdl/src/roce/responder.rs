@@ -28,6 +28,7 @@
 
 use crate::pack_word;
 use crate::roce::qp_table::{ctx_at, QpTable, CTX_BITS, QP_STAGE_WORDS};
+use crate::roce::read_history::ReadHistory;
 use crate::roce::tx_header::LEN_BITS;
 use crate::stream::c;
 use rnic_spec::mr::access;
@@ -71,7 +72,7 @@ pack_word! {
 pack_word! { lsb_first Len64: 64 { len: 13 } }
 pack_word! {
     /// A queued READ to answer (`ResponseTx`): `len` bytes from `va` at path MTU 2^`pmtu`.
-    lsb_first ReadJob: 201 { va: 64, len: 32, pmtu: 4 }
+    lsb_first ReadJob: 201 { va: 64, len: 32, pmtu: 4, mid: 1 }
 }
 pack_word! {
     /// A queued atomic (`ResponseTx`): at `va`, CmpSwap (`cas`) or FetchAdd, its operands, and
@@ -192,6 +193,8 @@ crate::hdl_block! {
         pub ack_va: Signal<Out, Bits<64>>,
         pub ack_len: Signal<Out, Bits<32>>,
         pub ack_pmtu: Signal<Out, Bits<4>>,
+        /// A READ job goes on from the middle of an earlier READ (MIDDLE … LAST).
+        pub ack_mid: Signal<Out, Bit>,
         /// Acknowledges for this card's own requests, to the completer.
         pub cpl_valid: Signal<Out, Bit>,
         pub cpl_ready: Signal<In, Bit>,
@@ -257,6 +260,8 @@ crate::hdl_block! {
         pub broke_qp: Signal<Out, Bits<QP_SLOT_BITS>>,
 
         ctx_table: QpTable,
+        /// The READs executed per QP: a duplicate inside one is answered from the middle.
+        history: ReadHistory,
         st_ram: RAM<Bits<321>, QP_SLOT_BITS>,
         /// Receive queue producer indexes, written by `doorbell.rq` (a copy for the FSM and
         /// one for the prefetcher: a RAM has one read port).
@@ -749,6 +754,10 @@ impl Logic for Responder {
             rd_head, rd_n, rd_nak, rd_epoch, rr_rest, r_tail, rr, rr_va, rr_key, rr_last, r_aack, cpl_pend, cpl_k, n_read_placed, n_read_dropped, n_implied
         );
         self.ctx_table.clock.next = self.clock.val();
+        self.history.clock.next = self.clock.val();
+        self.history.qp_commit_valid.next = self.ctx_table.commit_ok.val();
+        self.history.qp_commit.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
+        self.history.look_psn.next = self.r_psn.q.val();
         self.st_ram.read_clock.next = self.clock.val();
         self.st_ram.write_clock.next = self.clock.val();
         self.rq_pi_ram.read_clock.next = self.clock.val();
@@ -1043,6 +1052,9 @@ impl Logic for Responder {
         // (Never in a commit's cycle: the words read would be the QP's as it was.)
         self.rec_ready.next = (self.state.q.val() == self.p_idle.val()) & !self.qp_commit_valid.val();
         self.rec_qp.next = self.rec_word0.val().get_bits::<QP_SLOT_BITS>(self.r_dest_qp_at.val().index());
+        // (Looked up with every record taken; the word is held until the next.)
+        self.history.look_valid.next = (self.state.q.val() == self.p_idle.val()) & self.rec_valid.val() & !self.qp_commit_valid.val();
+        self.history.look_qp.next = self.rec_qp.val();
         self.rec_op.next = self.rec_word0.val().get_bits::<8>(self.r_opcode_at.val().index());
         self.ctx_table.read_address.next = self.rec_qp.val();
         self.st_ram.read_address.next = self.rec_qp.val();
@@ -1240,6 +1252,10 @@ impl Logic for Responder {
         self.read_job.va.next = self.r_va.q.val();
         self.read_job.len.next = self.r_dma_len.q.val();
         self.read_job.pmtu.next = self.c_pmtu.q.val();
+        self.read_job.mid.next = self.zero1.val();
+        if self.history.mid.val() & self.r_dup.q.val() {
+            self.read_job.mid.next = self.one1.val();
+        }
         self.atomic_job.va.next = self.r_va.q.val();
         self.atomic_job.value.next = self.r_swap.q.val();
         self.atomic_job.compare.next = self.r_compare.q.val();
@@ -1272,6 +1288,7 @@ impl Logic for Responder {
         self.ack_va.next = self.acks_q.out_b.val().get_bits::<64>(0);
         self.ack_len.next = self.acks_q.out_b.val().get_bits::<32>(64);
         self.ack_pmtu.next = self.acks_q.out_b.val().get_bits::<4>(96);
+        self.ack_mid.next = self.acks_q.out_b.val().get_bit(100);
         self.ack_syndrome.next = self.ack_out.val().get_bits::<8>(self.a_syndrome.val().index());
         self.ack_psn.next = self.ack_out.val().get_bits::<24>(self.a_psn.val().index());
         self.ack_msn.next = self.ack_out.val().get_bits::<24>(self.a_msn.val().index());
@@ -1828,6 +1845,14 @@ impl Logic for Responder {
                 self.qp_error.d.next = true;
             }
         }
+        // A new READ that passed its key check joins the QP's history.
+        self.history.save_valid.next = self.verdict.val()
+            & self.is_read.val()
+            & (self.mr_res_error.val() == self.zero3.val())
+            & !self.r_dup.q.val()
+            & !self.r_committed.q.val();
+        self.history.save_psn.next = self.r_psn.q.val();
+        self.history.save_packets.next = self.read_pkts.val().get_bits::<24>(0);
         // A commit of the packet's QP while it waited for a receive WQE or a key verdict (both
         // were the QP's as it was), or before its write command went out: the packet is dropped.
         if self.r_committed.q.val()

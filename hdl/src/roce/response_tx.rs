@@ -11,7 +11,8 @@
 //! ```
 //!
 //! A READ is answered with READ RESPONSE FIRST / MIDDLE / LAST or ONLY packets, one PSN each from
-//! the request's PSN on, AETH (the queue entry's syndrome and MSN) on FIRST, LAST and ONLY.
+//! the request's PSN on, AETH (the queue entry's syndrome and MSN) on FIRST, LAST and ONLY; a
+//! duplicate READ inside an earlier one (`job_mid`, `ReadHistory`) starts with MIDDLE or LAST.
 //! Responses are store-and-forward: a packet's descriptor goes to the arbiter only when all of
 //! its payload is in the beat buffer (eight path-MTU packets of 4096 bytes), so the arbiter never
 //! waits on a host read — a read shared with the requester returns in command order, and
@@ -71,6 +72,8 @@ crate::hdl_block! {
         pub job_va: Signal<In, Bits<64>>,
         pub job_len: Signal<In, Bits<32>>,
         pub job_pmtu: Signal<In, Bits<4>>,
+        /// A READ that goes on from the middle of an earlier one: no FIRST / ONLY.
+        pub job_mid: Signal<In, Bit>,
         /// Descriptors for the transmit arbiter (the path comes from the queue head).
         pub d_valid: Signal<Out, Bit>,
         pub d_ready: Signal<In, Bit>,
@@ -372,7 +375,7 @@ impl Logic for ResponseTx {
             }
             self.s_left.d.next = self.job_len.val();
             self.s_psn.d.next = self.job_psn.val();
-            self.s_first.d.next = true;
+            self.s_first.d.next = !(self.job_mid.val() & (self.job_kind.val() == self.kind_read.val()));
             self.i_active.d.next = (self.job_kind.val() == self.kind_read.val()) & (self.job_len.val() != self.zero32.val());
             self.i_left.d.next = self.job_len.val();
             if self.job_kind.val().get_bit(1) {

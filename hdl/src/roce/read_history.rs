@@ -1,0 +1,164 @@
+//! The responder's memory of the RDMA READs it executed: per QP the last `SAVED` new READs'
+//! first PSN and PSN count, so a duplicate READ whose PSN lies inside one of them, after its
+//! first PSN, is known for what it is — a requester asking again for the rest of a READ (VA and
+//! length moved on) — and answered from the middle with MIDDLE … LAST, as the original stream
+//! would have gone on (IBTA Vol 1 §9.7.5.1.2; Linux rxe answers so, and its requester refuses a
+//! FIRST there). The reference is `rnic_spec::responder::RspState::reads`.
+//!
+//! One block-RAM word per QP holds the eight entries, the slot the next one goes to and a valid
+//! bit per entry. `look` (the responder took a request record) reads the QP's word; it is held
+//! from the next cycle, and `mid` compares the record's PSN (`look_psn`, held by the responder)
+//! with every entry at once, valid two cycles after the look. `save` (a new READ passed its key
+//! check) writes the held word back with the READ in the next slot. A commit clears the QP's
+//! word; a save in the commit's cycle waits a cycle (BAR commits are at least three cycles
+//! apart), and one for the QP being committed is dropped (it was the old QP's).
+
+use crate::pack_word;
+use crate::stream::{c, numbers, one_hot};
+use rnic_spec::regs::QP_SLOT_BITS;
+use rust_hdl::prelude::*;
+
+/// READs kept per QP: as many as a requester may have outstanding (`qp::RD_SLOTS`).
+pub const SAVED: usize = 8;
+const _: () = assert!(rnic_spec::qp::RD_SLOTS as usize == SAVED && rnic_spec::responder::SAVED_ATOMICS == SAVED);
+/// A QP's word: eight entries of 48 bits (first PSN, PSN count), then slot (3) and valid (8).
+const WORD: usize = 395;
+const ENTRIES: usize = 48 * SAVED;
+// (`update` reads the slot at bit 384 and the valid bits at 387: literals, as hdl_gen needs.)
+const VALID_AT: usize = ENTRIES + 3;
+const _: () = assert!(ENTRIES == 384 && VALID_AT == 387 && VALID_AT + 8 == WORD);
+
+pack_word! {
+    /// A new entry, in the low bits of a whole word (shifted into its slot).
+    lsb_first HistEntry: 395 { psn: 24, packets: 24 }
+}
+pack_word! {
+    /// A word's slot and valid bits, above the entries.
+    lsb_first HistMeta: 395 { pad: 384, slot: 3, valid: 8 }
+}
+
+/// A word with its low `n` bits set.
+fn low_ones(n: usize) -> Constant<Bits<WORD>> {
+    let mut b: Bits<WORD> = Bits::default();
+    for i in 0..n {
+        b = b.replace_bit(i, true);
+    }
+    Constant::new(b)
+}
+
+fn entry_offsets(plus: u64) -> [Constant<Bits<9>>; SAVED] {
+    std::array::from_fn(|i| c::<9>(48 * i as u64 + plus))
+}
+
+crate::hdl_block! {
+    pub struct ReadHistory {
+        pub clock: Signal<In, Clock>,
+        /// A commit of QP slot `qp_commit` (validated by the owner) clears its READs.
+        pub qp_commit_valid: Signal<In, Bit>,
+        pub qp_commit: Signal<In, Bits<QP_SLOT_BITS>>,
+        pub look_valid: Signal<In, Bit>,
+        pub look_qp: Signal<In, Bits<QP_SLOT_BITS>>,
+        /// The looked-up request's PSN, from the cycle after the look on.
+        pub look_psn: Signal<In, Bits<24>>,
+        /// Inside a kept READ, after its first PSN (and at no kept READ's first PSN).
+        pub mid: Signal<Out, Bit>,
+        /// A new READ of the looked-up QP: its first PSN and PSN count.
+        pub save_valid: Signal<In, Bit>,
+        pub save_psn: Signal<In, Bits<24>>,
+        pub save_packets: Signal<In, Bits<24>>,
+
+        ram: RAM<Bits<WORD>, QP_SLOT_BITS>,
+        loaded: DFF<Bit>,
+        h_qp: DFF<Bits<QP_SLOT_BITS>>,
+        held: DFF<Bits<WORD>>,
+        p_valid: DFF<Bit>,
+        p_qp: DFF<Bits<QP_SLOT_BITS>>,
+        p_word: DFF<Bits<WORD>>,
+        entry: HistEntry,
+        meta: HistMeta,
+        any_in: Signal<Local, Bit>,
+        any_start: Signal<Local, Bit>,
+        new_word: Signal<Local, Bits<WORD>>,
+        saved_word: Signal<Local, Bits<WORD>>,
+        save_now: Signal<Local, Bit>,
+        psn_at: [Constant<Bits<9>>; SAVED] = entry_offsets(0),
+        count_at: [Constant<Bits<9>>; SAVED] = entry_offsets(24),
+        valid_at: [Constant<Bits<9>>; SAVED] = std::array::from_fn(|i| c::<9>((VALID_AT + i) as u64)),
+        slot_no: [Constant<Bits<3>>; SAVED] = numbers::<3, SAVED>(),
+        slot_bit: [Constant<Bits<8>>; SAVED] = one_hot::<8>(),
+        entry_mask: Constant<Bits<WORD>> = low_ones(48),
+        entries_mask: Constant<Bits<WORD>> = low_ones(ENTRIES),
+        zero_word: Constant<Bits<WORD>> = Constant::new(Bits::default()),
+        zero_pad: Constant<Bits<384>> = Constant::new(Bits::default()),
+        one3: Constant<Bits<3>> = c::<3>(1),
+    }
+}
+
+impl Logic for ReadHistory {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, loaded, h_qp, held, p_valid, p_qp, p_word);
+        self.ram.read_clock.next = self.clock.val();
+        self.ram.write_clock.next = self.clock.val();
+
+        // Look: the QP's word arrives the next cycle and is held.
+        self.ram.read_address.next = self.look_qp.val();
+        self.loaded.d.next = self.look_valid.val();
+        if self.look_valid.val() {
+            self.h_qp.d.next = self.look_qp.val();
+        }
+        if self.loaded.q.val() {
+            self.held.d.next = self.ram.read_data.val();
+        }
+        // The PSN against every kept READ: inside one, or at one's first PSN.
+        self.any_in.next = false;
+        self.any_start.next = false;
+        for i in 0..SAVED {
+            if self.held.q.val().get_bit(self.valid_at[i].val().index())
+                & ((self.look_psn.val() - self.held.q.val().get_bits::<24>(self.psn_at[i].val().index()))
+                    < self.held.q.val().get_bits::<24>(self.count_at[i].val().index()))
+            {
+                self.any_in.next = true;
+            }
+            if self.held.q.val().get_bit(self.valid_at[i].val().index())
+                & (self.look_psn.val() == self.held.q.val().get_bits::<24>(self.psn_at[i].val().index()))
+            {
+                self.any_start.next = true;
+            }
+        }
+        self.mid.next = self.any_in.val() & !self.any_start.val();
+
+        // Save: the held word with the new READ in its next slot.
+        self.entry.psn.next = self.save_psn.val();
+        self.entry.packets.next = self.save_packets.val();
+        self.meta.pad.next = self.zero_pad.val();
+        self.meta.slot.next = self.held.q.val().get_bits::<3>(384) + self.one3.val();
+        self.meta.valid.next = self.held.q.val().get_bits::<8>(387);
+        self.new_word.next = self.held.q.val() & self.entries_mask.val();
+        for i in 0..SAVED {
+            if self.held.q.val().get_bits::<3>(384) == self.slot_no[i].val() {
+                self.meta.valid.next = self.held.q.val().get_bits::<8>(387) | self.slot_bit[i].val();
+                self.new_word.next = (self.held.q.val() & self.entries_mask.val() & !(self.entry_mask.val() << self.psn_at[i].val()))
+                    | (self.entry.word.val() << self.psn_at[i].val());
+            }
+        }
+        self.saved_word.next = self.new_word.val() | self.meta.word.val();
+
+        // The write port: a commit first, then a save held back by one, then a save.
+        self.save_now.next = self.save_valid.val() & !(self.qp_commit_valid.val() & (self.qp_commit.val() == self.h_qp.q.val()));
+        self.ram.write_enable.next = self.qp_commit_valid.val() | self.p_valid.q.val() | self.save_now.val();
+        self.ram.write_address.next = self.h_qp.q.val();
+        self.ram.write_data.next = self.saved_word.val();
+        if self.p_valid.q.val() {
+            self.ram.write_address.next = self.p_qp.q.val();
+            self.ram.write_data.next = self.p_word.q.val();
+        }
+        if self.qp_commit_valid.val() {
+            self.ram.write_address.next = self.qp_commit.val();
+            self.ram.write_data.next = self.zero_word.val();
+        }
+        self.p_valid.d.next = self.qp_commit_valid.val() & self.save_now.val();
+        self.p_qp.d.next = self.h_qp.q.val();
+        self.p_word.d.next = self.saved_word.val();
+    }
+}
