@@ -1192,7 +1192,9 @@ impl Logic for Requester {
             }
             self.state.d.next = self.s_writeback.val();
         }
-        if (self.state.q.val() == self.s_pkt.val()) & self.skipping.q.val() & !self.skip_now.val() & (!self.is_read.val() | self.rd_resume.val()) {
+        // (Once the first packet at or past the skip PSN is handed over: a READ to resume that
+        // waits for descriptor room must still resume when it goes.)
+        if self.push.val() & self.skipping.q.val() & (!self.is_read.val() | self.rd_resume.val()) {
             self.skipping.d.next = false;
         }
         if self.state.q.val() == self.s_pkt.val() {
