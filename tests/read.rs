@@ -238,7 +238,7 @@ fn random_reads_back_to_back_on_four_qps_match_the_model() {
     }
     let total: usize = want.values().map(Vec::len).sum();
     let done = world.borrow_mut().run_until(2_000_000, |w| w.link_idle() && w.sent_by(1).count() == total);
-    let stats = b.dev.stats().unwrap().into_iter().filter(|c| c.2 != 0).map(|(k, n, v)| format!("{k}.{n}={v}")).collect::<Vec<_>>().join(" ");
+    let stats = b.dev.nonzero_stats().unwrap();
     assert!(done, "card 1 sent {} of {total} frames; card 1: {stats}", world.borrow().sent_by(1).count());
     world.borrow_mut().run_until(2_000, |_| false);
     let got = frames_by_dest_qp(&world.borrow(), 1);

@@ -15,7 +15,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rnic_driver::sim_pair::{qp_pair, try_two_cards, PathKind};
 use rnic_driver::verbs::{Qp, QpAttr, QpCaps, QpState, RecvWr, SendWr, Wc};
-use rnic_sim::world::{Faults, LinkConfig};
+use rnic_sim::world::{Faults, LinkConfig, World};
 use rnic_spec::desc::{send_flags, CqOp, CqStatus, SendOp};
 use rnic_spec::mr::access;
 use rnic_spec::wire::tx::AtomicArgs;
@@ -57,6 +57,13 @@ fn random_len(rng: &mut SmallRng) -> u32 {
 /// A message's bytes rounded up to whole 64-byte lines: the room it takes.
 fn room_of(len: u32) -> u64 {
     (len as u64).div_ceil(64) * 64
+}
+
+/// A failing run's frames, for Wireshark, when `RNIC_SOAK_PCAP=FILE` asks for them.
+fn save_pcap(world: &World) {
+    if let Ok(path) = std::env::var("RNIC_SOAK_PCAP") {
+        std::fs::write(&path, world.pcap()).unwrap();
+    }
 }
 
 #[test]
@@ -229,13 +236,10 @@ fn soak(messages: usize, seed: u64) {
         }
         let now = world.borrow().cycles() - start;
         if now >= limit {
-            if let Ok(path) = std::env::var("RNIC_SOAK_PCAP") {
-                std::fs::write(&path, world.borrow().pcap()).unwrap();
-            }
+            save_pcap(&world.borrow());
             eprintln!("not successful: {} {:?}", other.len(), &other[..other.len().min(4)]);
             for (i, card) in cards.iter_mut().enumerate() {
-                let st: Vec<String> = card.dev.stats().unwrap().iter().filter(|c| c.2 != 0).map(|c| format!("{}.{}={}", c.0, c.1, c.2)).collect();
-                eprintln!("card {i}: {}", st.join(" "));
+                eprintln!("card {i}: {}", card.dev.nonzero_stats().unwrap());
             }
             for s in 0..2 {
                 for (k, done) in send_done[s].iter().enumerate() {
@@ -247,9 +251,7 @@ fn soak(messages: usize, seed: u64) {
     }
     let cycles = world.borrow().cycles() - start;
     if !other.is_empty() {
-        if let Ok(path) = std::env::var("RNIC_SOAK_PCAP") {
-            std::fs::write(&path, world.borrow().pcap()).unwrap();
-        }
+        save_pcap(&world.borrow());
     }
     assert!(other.is_empty(), "every send completes successfully; {} did not, the first: {:?}", other.len(), &other[..other.len().min(3)]);
     // Exactly once, in posting order, per QP.

@@ -396,9 +396,8 @@ pub fn table(d: &mut Demo) -> Result<String, String> {
     }
     w(&mut out, String::new());
     for (i, card) in d.cards.iter_mut().enumerate() {
-        let stats = card.dev.stats().map_err(|e| e.to_string())?;
-        let nonzero: Vec<String> = stats.iter().filter(|s| s.2 != 0).map(|(b, n, v)| format!("{b}.{n}={v}")).collect();
-        w(&mut out, format!("card {i}: {}", nonzero.join(" ")));
+        let nonzero = card.dev.nonzero_stats().map_err(|e| e.to_string())?;
+        w(&mut out, format!("card {i}: {nonzero}"));
     }
     w(&mut out, link_line(&d.world.borrow()));
     w(

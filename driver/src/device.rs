@@ -181,6 +181,13 @@ impl<B: Bus> Device<B> {
         Ok(out)
     }
 
+    /// The status registers that are not zero, as `block.register=value` separated by spaces
+    /// (what a failing test or the demo prints).
+    pub fn nonzero_stats(&mut self) -> Result<String, DeviceError> {
+        let stats = self.stats()?;
+        Ok(stats.iter().filter(|s| s.2 != 0).map(|(b, n, v)| format!("{b}.{n}={v}")).collect::<Vec<_>>().join(" "))
+    }
+
     /// Stage a QP context in the `qp` block and commit it to QP `qpn` (its send queue restarts
     /// at index 0; the responder's expected PSN is the context's).
     pub fn write_qp(&mut self, qpn: u32, ctx: &rnic_spec::qp::QpContext) -> Result<(), DeviceError> {

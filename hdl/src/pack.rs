@@ -74,3 +74,11 @@ pub fn field_at<const N: usize>(fields: &[(&str, usize)], name: &str, plus: u64)
     let i = fields.iter().position(|f| f.0 == name).unwrap_or_else(|| panic!("field {name}"));
     crate::stream::c::<N>(fields[..i].iter().map(|f| f.1 as u64).sum::<u64>() + plus)
 }
+
+use rust_hdl::prelude::*;
+
+crate::pack_word! {
+    /// A count of packets (PSNs) widened to 64 bits, to become a byte offset by a shift of the
+    /// path MTU: a READ's responses placed so far, or passed over when it is asked for again.
+    lsb_first PsnCount64: 64 { n: 24 }
+}

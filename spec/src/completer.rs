@@ -177,7 +177,8 @@ impl SendCompletions {
             self.unacked = acked_to;
         }
         let nak_moved = syndrome == aeth::NAK_PSN_SEQUENCE && self.last_nak.replace(psn) != Some(psn);
-        if covered > 0 || newer || nak_moved {
+        let progress = covered > 0 || newer || nak_moved;
+        if progress {
             self.retry_left = self.retry_cnt;
             self.rnr_left = self.rnr_retry;
         }
@@ -193,7 +194,7 @@ impl SendCompletions {
             _ => (Vec::new(), Recovery::None),
         };
         out.extend(more);
-        if covered > 0 || newer || nak_moved || matches!(recovery, Recovery::Rewind { .. } | Recovery::RnrWait { .. }) {
+        if progress || matches!(recovery, Recovery::Rewind { .. } | Recovery::RnrWait { .. }) {
             // The completer armed the timer afresh.
             self.responses_placed = false;
         }

@@ -84,10 +84,6 @@ pack_word! {
 /// Address of a WQE's first PSN in `psn_tab`: QP and send-queue slot.
 const TAB_BITS: usize = QP_SLOT_BITS + SQ_LOG_SIZE_MAX as usize;
 pack_word! { lsb_first TabAddr: 16 { slot: 8, qp: 8 } }
-pack_word! {
-    /// Responses of a READ resent from its middle already placed, widened for the byte offset.
-    lsb_first ReadSkip: 64 { n: 24 }
-}
 const _: () = assert!(TAB_BITS == 16 && SQ_LOG_SIZE_MAX == 8 && QP_SLOT_BITS == 8);
 /// `err_status` of the report a stopped queue sends: no WQE, the completer flushes what is due.
 pub const ERR_MARKER: u64 = 0xFF;
@@ -271,7 +267,7 @@ crate::hdl_block! {
         skip_now: Signal<Local, Bit>,
         /// A READ resent from the PSN a rewind names, inside it: asked for from there on.
         rd_resume: Signal<Local, Bit>,
-        rd_skip: ReadSkip,
+        rd_skip: crate::pack::PsnCount64,
         rd_skip_bytes: Signal<Local, Bits<64>>,
         rw_in_range: Signal<Local, Bit>,
         pend_set: Signal<Local, Bits<QPS_BITS>>,

@@ -51,7 +51,6 @@ pack_word! {
         error: 1, key: 32, epoch: 32, rd_head: 4, rd_n: 24, rd_nak: 1, rd_epoch: 32,
     }
 }
-pack_word! { lsb_first N64: 64 { n: 24 } }
 pack_word! { lsb_first RqOffset: 64 { zero: 5, index: 16 } }
 pack_word! {
     /// A QP's receive ring, as the prefetcher keeps it (set by `qp.commit`).
@@ -485,7 +484,7 @@ crate::hdl_block! {
         ack_class: Signal<Local, Bit>,
         nak_past: Signal<Local, Bit>,
         placed_now: Signal<Local, Bit>,
-        n64: N64,
+        n64: crate::pack::PsnCount64,
         rr_pmtu: Signal<Local, Bits<32>>,
         broken_at: Signal<Local, Bits<256>>,
         zero2: Constant<Bits<2>> = c::<2>(0),
