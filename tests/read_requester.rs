@@ -316,7 +316,7 @@ fn a_peers_random_responses_are_placed_as_the_model_says() {
                 let aeth = Some(Aeth { syndrome: aeth::ACK, msn: k + 1 });
                 flat.push(ReadResponse { opcode: OP_ATOMIC_ACK, psn, aeth, va: p.remote.iova + roff, len: 0 });
             } else {
-                flat.extend(ReadReply { psn, va: p.remote.iova + roff, len, msn: k + 1, mid: false }.responses(ctx.pmtu_log2));
+                flat.extend(ReadReply { psn, va: p.remote.iova + roff, len, msn: k + 1, mid: false, slot: None }.responses(ctx.pmtu_log2));
             }
             psn = (psn + packet_count(len, ctx.pmtu_log2)) & 0xFF_FFFF;
             loff += len as u64 + 100;
@@ -417,7 +417,7 @@ fn responses_for_a_deregistered_buffer_are_refused_and_the_read_fails() {
     p.world.borrow_mut().run_until(5_000, |_| false);
     p.a.dev.clear_mr(p.lmr.key()).unwrap();
     let remote = pattern(2);
-    for r in (ReadReply { psn: ctx.sq_psn, va: p.remote.iova, len: 700, msn: 1, mid: false }).responses(ctx.pmtu_log2) {
+    for r in (ReadReply { psn: ctx.sq_psn, va: p.remote.iova, len: 700, msn: 1, mid: false, slot: None }).responses(ctx.pmtu_log2) {
         let at = (r.va - p.remote.iova) as usize;
         p.world.borrow_mut().nics[1].send(r.descriptor(&port(1), &peer), &remote[at..at + r.len as usize]);
     }
@@ -443,7 +443,7 @@ fn raw_peer(timeout: u8, retry_cnt: u8, len: u32) -> (Pair, Vec<(rnic_spec::wire
     p.a.post_send(&mut p.qa, &wr).unwrap();
     p.world.borrow_mut().run_until(3_000, |_| false);
     let remote = pattern(2);
-    let frames = (ReadReply { psn: ctx.sq_psn, va: p.remote.iova, len, msn: 1, mid: false })
+    let frames = (ReadReply { psn: ctx.sq_psn, va: p.remote.iova, len, msn: 1, mid: false, slot: None })
         .responses(ctx.pmtu_log2)
         .iter()
         .map(|r| {

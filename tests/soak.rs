@@ -132,7 +132,7 @@ fn soak(messages: usize, seed: u64) {
     // peer's response queue. (At timeout 3, 32.8 µs, long READs on this link can end in
     // RetryExceeded: every duplicate READ is answered whole again, and the answers overrun the
     // receiving card — README, status.)
-    let attr = QpAttr { timeout: Some(5), retry_cnt: Some(7), rnr_retry: Some(7), ..Default::default() };
+    let attr = QpAttr { timeout: Some(std::env::var("RNIC_SOAK_TIMEOUT").ok().and_then(|v| v.parse().ok()).unwrap_or(5)), retry_cnt: Some(7), rnr_retry: Some(7), ..Default::default() };
     // qps[s][k]: side s's k-th QP (the requester, on card s) and its peer on the other card.
     let mut qps: Vec<Vec<(Qp, Qp)>> = vec![Vec::new(), Vec::new()];
     for s in 0..2 {
@@ -252,6 +252,9 @@ fn soak(messages: usize, seed: u64) {
     let cycles = world.borrow().cycles() - start;
     if !other.is_empty() {
         save_pcap(&world.borrow());
+        for (i, card) in cards.iter_mut().enumerate() {
+            eprintln!("card {i}: {}", card.dev.nonzero_stats().unwrap());
+        }
     }
     assert!(other.is_empty(), "every send completes successfully; {} did not, the first: {:?}", other.len(), &other[..other.len().min(3)]);
     // Exactly once, in posting order, per QP.

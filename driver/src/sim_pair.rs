@@ -178,3 +178,47 @@ pub fn assert_frames(got: &[Vec<u8>], want: &[Vec<u8>], what: &str) {
         assert!(g == w, "{what}: frame {k}: {} bytes sent, {} expected, first difference at {first_diff:?}", g.len(), w.len());
     }
 }
+
+/// One answer expected on the wire: its frames, and whether a later answer may replace it
+/// (`replaceable`: it may stop after any of its frames, before the first too).
+pub struct Answer {
+    pub frames: Vec<Vec<u8>>,
+    pub replaceable: bool,
+}
+
+/// Frames sent against answers expected in order, a replaceable one cut short anywhere;
+/// returns how many were cut. Panics naming the answer no cut makes the frames fit.
+pub fn assert_answers(got: &[Vec<u8>], want: &[Answer], what: &str) -> usize {
+    // Every way of cutting the answers so far: frames consumed → answers cut (the first found).
+    let mut at: std::collections::BTreeMap<usize, usize> = [(0, 0)].into();
+    for (i, a) in want.iter().enumerate() {
+        let mut next = std::collections::BTreeMap::new();
+        for (&p, &cuts) in at.iter().rev() {
+            let fit = a.frames.iter().zip(&got[p.min(got.len())..]).take_while(|(w, g)| w == g).count();
+            if fit == a.frames.len() {
+                next.entry(p + fit).or_insert(cuts);
+            }
+            if a.replaceable {
+                for k in (0..fit.min(a.frames.len().saturating_sub(1)) + 1).rev() {
+                    next.entry(p + k).or_insert(cuts + 1);
+                }
+            }
+        }
+        assert!(!next.is_empty(), "{what}: answer {i} ({} frames) fits after none of the frames sent before it (reached {:?} of {})", a.frames.len(), at.keys().last(), got.len());
+        at = next;
+    }
+    *at.get(&got.len()).unwrap_or_else(|| panic!("{what}: {} frames sent, the answers account for {:?}", got.len(), at.keys().collect::<Vec<_>>()))
+}
+
+/// Runs until card `from` has sent at least `least` frames and then nothing for `quiet` cycles
+/// with the link idle (for answers whose length the card decides: replaced READs); false if
+/// `max` cycles pass first.
+pub fn run_until_quiet(world: &Rc<RefCell<World>>, from: usize, least: usize, quiet: u64, max: u64) -> bool {
+    let (mut seen, mut still) = (usize::MAX, 0u64);
+    world.borrow_mut().run_until(max, |w| {
+        let n = w.capture().len();
+        still = if n == seen && w.link_idle() { still + 1 } else { 0 };
+        seen = n;
+        still >= quiet && w.sent_by(from).count() >= least
+    })
+}

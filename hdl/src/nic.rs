@@ -42,7 +42,7 @@ use rust_hdl::prelude::*;
 const RX_STATUS: usize = NUM_COUNTERS + 1;
 const QP_STATUS: usize = RX_STATUS + 4;
 const RSP_STATUS: usize = QP_STATUS + 8;
-const CPL_STATUS: usize = RSP_STATUS + 23;
+const CPL_STATUS: usize = RSP_STATUS + 24;
 const _: () = assert!(N_STATUS == CPL_STATUS + 10, "status registers: receive, transmit, responder, completer counters");
 
 /// Positions in `regs::registers(Access::Control)` and `(Access::Command)` the top wires by
@@ -239,7 +239,7 @@ crate::hdl_block! {
         err_clear: Signal<Local, Bits<256>>,
         one256: Constant<Bits<256>> = c::<256>(1),
         zero256: Constant<Bits<256>> = c::<256>(0),
-        rsp_ids: [Constant<Bits<8>>; 23] = std::array::from_fn(|i| c::<8>((RSP_STATUS + i) as u64)),
+        rsp_ids: [Constant<Bits<8>>; 24] = std::array::from_fn(|i| c::<8>((RSP_STATUS + i) as u64)),
         zero32: Constant<Bits<32>> = c::<32>(0),
         zero64: Constant<Bits<64>> = c::<64>(0),
         fcs_bit: Constant<Bits<32>> = c::<32>(PORT_CONTROL_FCS as u64),
@@ -428,6 +428,9 @@ impl Logic for Nic {
         if self.csr.status_sel.val() == self.rsp_ids[22].val() {
             self.csr.status_value.next = self.rtx.atomic_unanswered.val();
         }
+        if self.csr.status_sel.val() == self.rsp_ids[23].val() {
+            self.csr.status_value.next = self.rtx.reads_replaced.val();
+        }
         if self.csr.status_sel.val() == self.cpl_ids[0].val() {
             self.csr.status_value.next = self.cpl.acks.val();
         }
@@ -571,6 +574,10 @@ impl Logic for Nic {
         self.rtx.job_len.next = self.rsp.ack_len.val();
         self.rtx.job_pmtu.next = self.rsp.ack_pmtu.val();
         self.rtx.job_mid.next = self.rsp.ack_mid.val();
+        self.rtx.job_kept.next = self.rsp.ack_kept.val();
+        self.rtx.job_slot.next = self.rsp.ack_slot.val();
+        self.rtx.job_gen.next = self.rsp.ack_gen.val();
+        self.rtx.check_gens.next = self.rsp.check_gens.val();
         // The completer: ACKs from the responder's path, sent events from the requester.
         self.cq_base.lo.next = self.csr.control[41].val();
         self.cq_base.hi.next = self.csr.control[42].val();
@@ -1069,6 +1076,7 @@ mod tests {
         assert_eq!(registers(Access::Status)[RSP_STATUS + 16].0, addr("responder", "read_errors").unwrap());
         assert_eq!(registers(Access::Status)[RSP_STATUS + 19].0, addr("responder", "implied_naks").unwrap());
         assert_eq!(registers(Access::Status)[RSP_STATUS + 22].0, addr("responder", "atomic_unanswered").unwrap());
+        assert_eq!(registers(Access::Status)[RSP_STATUS + 23].0, addr("responder", "reads_replaced").unwrap());
         assert_eq!(registers(Access::Status)[QP_STATUS].0, addr("qp", "errors_0").unwrap());
         assert_eq!(registers(Access::Status)[QP_STATUS + 7].0, addr("qp", "errors_7").unwrap());
         assert_eq!(registers(Access::Status)[CPL_STATUS + 5].0, addr("completer", "naks_sequence").unwrap());

@@ -285,7 +285,7 @@ pub const BLOCKS: &[Block] = &[
     Block {
         name: "responder",
         kind: TYPE_RESPONDER,
-        version: 6,
+        version: 7,
         base: 0x700,
         regs: &[
             reg("placed", 0x0C, Access::Status, 0, "request packets whose payload was written to memory"),
@@ -311,6 +311,7 @@ pub const BLOCKS: &[Block] = &[
             reg("atomics", 0x5C, Access::Status, 0, "COMPARE & SWAP and FETCH & ADD requests executed (read-modify-write of host memory)"),
             reg("atomic_replays", 0x60, Access::Status, 0, "duplicate atomic requests answered from their saved result (not executed again)"),
             reg("atomic_unanswered", 0x64, Access::Status, 0, "duplicate atomic requests whose result is no longer kept: not answered"),
+            reg("reads_replaced", 0x68, Access::Status, 0, "READ answers stopped before their end (or before they began) because a duplicate of the same READ arrived: the duplicate's answer replaces them"),
         ],
     },
     Block {

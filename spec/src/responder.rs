@@ -230,7 +230,11 @@ pub struct Effect {
 /// whose PSN lies inside an earlier READ, after its first PSN — a requester asking again for
 /// the rest of a READ (VA and length moved on): its answer goes on from the middle, MIDDLE
 /// ... LAST (or LAST alone), as the original stream would have (Linux rxe answers so, and its
-/// requester refuses a FIRST there).
+/// requester refuses a FIRST there). `slot`: the kept READ (`RspState::reads`) the answer
+/// belongs to — a new READ's, or the one a duplicate lies inside (none for a duplicate outside
+/// them all). A later answer with the same slot *replaces* this one: it may stop at any packet
+/// boundary, before its first packet too (the responder's resources, as rxe's; the requester
+/// that asked again drops the rest of the old answer anyway).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadReply {
     pub psn: u32,
@@ -238,6 +242,7 @@ pub struct ReadReply {
     pub len: u32,
     pub msn: u32,
     pub mid: bool,
+    pub slot: Option<usize>,
 }
 
 /// One READ RESPONSE packet: opcode, PSN, AETH (FIRST, LAST and ONLY carry one), and the bytes
@@ -447,16 +452,20 @@ impl RspState {
             return nak(self, Outcome::RemoteAccess(e), aeth::NAK_REMOTE_ACCESS);
         }
         let packets = ReadReply::packets(reth.dma_len, ctx.pmtu_log2);
+        let inside = |r: &SavedRead| (psn::diff(p, r.psn) as u32) < r.packets;
+        // (The last slot that holds it, as the card's compare of all eight at once.)
+        let mut slot = self.reads.iter().rposition(|r| r.as_ref().is_some_and(inside));
         if !duplicate {
             self.epsn = psn::add(self.epsn, packets);
             self.nak_sent = false;
             self.msn = psn::add(self.msn, 1);
+            slot = Some(self.reads_next);
             self.reads[self.reads_next] = Some(SavedRead { psn: p, packets });
             self.reads_next = (self.reads_next + 1) % SAVED_ATOMICS;
         }
         let saved = self.reads.iter().flatten();
-        let mid = duplicate && !saved.clone().any(|r| r.psn == p) && saved.clone().any(|r| (psn::diff(p, r.psn) as u32) < r.packets);
-        let read = ReadReply { psn: p, va: reth.va, len: reth.dma_len, msn: self.msn, mid };
+        let mid = duplicate && !saved.clone().any(|r| r.psn == p) && saved.clone().any(inside);
+        let read = ReadReply { psn: p, va: reth.va, len: reth.dma_len, msn: self.msn, mid, slot };
         let outcome = if duplicate { Outcome::Duplicate } else { Outcome::Read };
         Effect { outcome, response: None, completion: None, read: Some(read), atomic: None }
     }
@@ -705,7 +714,7 @@ mod tests {
         let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_READ_REQUEST, 100, 0, 0, reth(0x1800, 0x101, 3000)));
         assert_eq!((e.outcome, e.response), (Outcome::Read, None), "the responses are the acknowledge");
         let r = e.read.expect("a read to answer");
-        assert_eq!(r, ReadReply { psn: 100, va: 0x1800, len: 3000, msn: 1, mid: false });
+        assert_eq!(r, ReadReply { psn: 100, va: 0x1800, len: 3000, msn: 1, mid: false, slot: Some(0) });
         assert_eq!((s.epsn, s.msn), (103, 1));
         let ack = Some(Aeth { syndrome: aeth::ACK, msn: 1 });
         assert_eq!(
@@ -723,7 +732,7 @@ mod tests {
         // A duplicate is executed again from its PSN; the state stays. One inside the first
         // READ (its rest, asked for again) is answered from the middle: MIDDLE, LAST.
         let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_READ_REQUEST, 101, 0, 0, reth(0x1C00, 0x101, 2000)));
-        assert_eq!((e.outcome, e.read), (Outcome::Duplicate, Some(ReadReply { psn: 101, va: 0x1C00, len: 2000, msn: 2, mid: true })));
+        assert_eq!((e.outcome, e.read), (Outcome::Duplicate, Some(ReadReply { psn: 101, va: 0x1C00, len: 2000, msn: 2, mid: true, slot: Some(0) })));
         assert_eq!((s.epsn, s.msn), (104, 2));
         let ops: Vec<(u8, bool)> = e.read.unwrap().responses(10).iter().map(|r| (r.opcode, r.aeth.is_some())).collect();
         assert_eq!(ops, [(OP_READ_RESPONSE_MIDDLE, false), (OP_READ_RESPONSE_LAST, true)]);
@@ -732,8 +741,10 @@ mod tests {
         // At a READ's first PSN, or at a PSN no kept READ covers: FIRST / ONLY.
         let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_READ_REQUEST, 100, 0, 0, reth(0x1800, 0x101, 3000)));
         assert_eq!(e.read.map(|r| (r.mid, r.responses(10)[0].opcode)), Some((false, OP_READ_RESPONSE_FIRST)));
+        assert_eq!(e.read.map(|r| r.slot), Some(Some(0)), "it replaces the first answer");
         let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_READ_REQUEST, 99, 0, 0, reth(0x1800, 0x101, 8)));
         assert_eq!(e.read.map(|r| (r.mid, r.responses(10)[0].opcode)), Some((false, OP_READ_RESPONSE_ONLY)));
+        assert_eq!(e.read.map(|r| r.slot), Some(None), "outside every kept READ: replaces nothing");
         // A READ ahead of the ePSN is a sequence error like any request.
         let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_READ_REQUEST, 106, 0, 0, reth(0x1800, 0x101, 8)));
         assert_eq!((e.outcome, e.read), (Outcome::SequenceError, None));

@@ -71,7 +71,9 @@ pack_word! {
 pack_word! { lsb_first Len64: 64 { len: 13 } }
 pack_word! {
     /// A queued READ to answer (`ResponseTx`): `len` bytes from `va` at path MTU 2^`pmtu`.
-    lsb_first ReadJob: 201 { va: 64, len: 32, pmtu: 4, mid: 1 }
+    /// `kept`, `slot`, `gen`: the `ReadHistory` entry and generation it answers (a
+    /// duplicate of the same READ replaces it); `qp` where an atomic job has it.
+    lsb_first ReadJob: 201 { va: 64, len: 32, pmtu: 4, mid: 1, kept: 1, slot: 3, gen: 2, pad: 86, qp: 8 }
 }
 pack_word! {
     /// A queued atomic (`ResponseTx`): at `va`, CmpSwap (`cas`) or FetchAdd, its operands, and
@@ -194,6 +196,13 @@ crate::hdl_block! {
         pub ack_pmtu: Signal<Out, Bits<4>>,
         /// A READ job goes on from the middle of an earlier READ (MIDDLE … LAST).
         pub ack_mid: Signal<Out, Bit>,
+        /// A READ job's `ReadHistory` entry and generation (`ack_kept`), and the generations
+        /// of the head's QP's entries as they were the cycle before: a job whose entry moved
+        /// on is replaced by a duplicate's answer.
+        pub ack_kept: Signal<Out, Bit>,
+        pub ack_slot: Signal<Out, Bits<3>>,
+        pub ack_gen: Signal<Out, Bits<2>>,
+        pub check_gens: Signal<Out, Bits<16>>,
         /// Acknowledges for this card's own requests, to the completer.
         pub cpl_valid: Signal<Out, Bit>,
         pub cpl_ready: Signal<In, Bit>,
@@ -538,6 +547,7 @@ crate::hdl_block! {
         one24: Constant<Bits<24>> = c::<24>(1),
         one32: Constant<Bits<32>> = c::<32>(1),
         zero1: Constant<Bits<1>> = c::<1>(0),
+        zero86: Constant<Bits<86>> = c::<86>(0),
         zero64: Constant<Bits<64>> = c::<64>(0),
         r_opcode_at: Constant<Bits<9>> = rec_at("opcode"),
         r_ack_req_at: Constant<Bits<9>> = rec_at("ack_req"),
@@ -757,6 +767,7 @@ impl Logic for Responder {
         self.history.qp_commit_valid.next = self.ctx_table.commit_ok.val();
         self.history.qp_commit.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
         self.history.look_psn.next = self.r_psn.q.val();
+        self.history.look_dup.next = self.r_dup.q.val();
         self.st_ram.read_clock.next = self.clock.val();
         self.st_ram.write_clock.next = self.clock.val();
         self.rq_pi_ram.read_clock.next = self.clock.val();
@@ -1255,6 +1266,14 @@ impl Logic for Responder {
         if self.history.mid.val() & self.r_dup.q.val() {
             self.read_job.mid.next = self.one1.val();
         }
+        self.read_job.kept.next = self.zero1.val();
+        if self.history.tag_valid.val() {
+            self.read_job.kept.next = self.one1.val();
+        }
+        self.read_job.slot.next = self.history.tag_slot.val();
+        self.read_job.gen.next = self.history.tag_gen.val();
+        self.read_job.pad.next = self.zero86.val();
+        self.read_job.qp.next = self.r_qp.q.val();
         self.atomic_job.va.next = self.r_va.q.val();
         self.atomic_job.value.next = self.r_swap.q.val();
         self.atomic_job.compare.next = self.r_compare.q.val();
@@ -1288,6 +1307,11 @@ impl Logic for Responder {
         self.ack_len.next = self.acks_q.out_b.val().get_bits::<32>(64);
         self.ack_pmtu.next = self.acks_q.out_b.val().get_bits::<4>(96);
         self.ack_mid.next = self.acks_q.out_b.val().get_bit(100);
+        self.ack_kept.next = self.acks_q.out_b.val().get_bit(101);
+        self.ack_slot.next = self.acks_q.out_b.val().get_bits::<3>(102);
+        self.ack_gen.next = self.acks_q.out_b.val().get_bits::<2>(105);
+        self.history.check_qp.next = self.acks_q.out_b.val().get_bits::<QP_SLOT_BITS>(193);
+        self.check_gens.next = self.history.check_gens.val();
         self.ack_syndrome.next = self.ack_out.val().get_bits::<8>(self.a_syndrome.val().index());
         self.ack_psn.next = self.ack_out.val().get_bits::<24>(self.a_psn.val().index());
         self.ack_msn.next = self.ack_out.val().get_bits::<24>(self.a_msn.val().index());
@@ -1850,6 +1874,13 @@ impl Logic for Responder {
             & (self.mr_res_error.val() == self.zero3.val())
             & !self.r_dup.q.val()
             & !self.r_committed.q.val();
+        // A duplicate inside a kept READ that passed it: its answer replaces the earlier ones.
+        self.history.bump_valid.next = self.verdict.val()
+            & self.is_read.val()
+            & (self.mr_res_error.val() == self.zero3.val())
+            & self.r_dup.q.val()
+            & self.history.tag_valid.val()
+            & !self.r_committed.q.val();
         self.history.save_psn.next = self.r_psn.q.val();
         self.history.save_packets.next = self.read_pkts.val().get_bits::<24>(0);
         // A commit of the packet's QP while it waited for a receive WQE or a key verdict (both
@@ -2002,5 +2033,25 @@ impl Logic for Responder {
         self.mr_fence.next = self.fence.q.val();
         self.broke_valid.next = self.write_back.val() & self.qp_error.q.val();
         self.broke_qp.next = self.r_qp.q.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(fields: &[(&str, usize)], name: &str) -> usize {
+        let i = fields.iter().position(|f| f.0 == name).unwrap();
+        fields[..i].iter().map(|f| f.1).sum()
+    }
+
+    #[test]
+    fn job_words_put_their_fields_where_update_reads_them() {
+        // (`update` reads the response queue's job word at literal offsets.)
+        let read = ReadJob::FIELDS;
+        assert_eq!([at(read, "len"), at(read, "pmtu"), at(read, "mid"), at(read, "kept"), at(read, "slot"), at(read, "gen")], [64, 96, 100, 101, 102, 105]);
+        assert_eq!(at(read, "qp"), 193, "a READ job's QP slot where an atomic's is");
+        let atomic = AtomicJob::FIELDS;
+        assert_eq!([at(atomic, "value"), at(atomic, "compare"), at(atomic, "cas"), at(atomic, "qp")], [64, 128, 192, 193]);
     }
 }

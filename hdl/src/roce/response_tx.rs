@@ -74,6 +74,13 @@ crate::hdl_block! {
         pub job_pmtu: Signal<In, Bits<4>>,
         /// A READ that goes on from the middle of an earlier one: no FIRST / ONLY.
         pub job_mid: Signal<In, Bit>,
+        /// A READ's `ReadHistory` entry and generation (`job_kept`), and the generations of
+        /// the head's QP's entries (`check_gens`, as they were the cycle before): a READ
+        /// whose entry's generation moved on was replaced by a duplicate's answer.
+        pub job_kept: Signal<In, Bit>,
+        pub job_slot: Signal<In, Bits<3>>,
+        pub job_gen: Signal<In, Bits<2>>,
+        pub check_gens: Signal<In, Bits<16>>,
         /// Descriptors for the transmit arbiter (the path comes from the queue head).
         pub d_valid: Signal<Out, Bit>,
         pub d_ready: Signal<In, Bit>,
@@ -116,8 +123,20 @@ crate::hdl_block! {
         pub atomics: Signal<Out, Bits<32>>,
         pub atomic_replays: Signal<Out, Bits<32>>,
         pub atomic_unanswered: Signal<Out, Bits<32>>,
+        /// READ answers replaced (stopped at a packet boundary, or before their first).
+        pub reads_replaced: Signal<Out, Bits<32>>,
 
         atomic: AtomicUnit,
+        n_replaced: DFF<Bits<32>>,
+        /// The job in hand is a READ with a `ReadHistory` entry and generation (latched: the
+        /// check must not depend on the queue head, whose pop depends on it).
+        j_kept: DFF<Bit>,
+        j_slot: DFF<Bits<3>>,
+        j_gen: DFF<Bits<2>>,
+        /// The job in hand is a READ a duplicate replaced: it ends before its next packet.
+        /// (A sub-block fed by registers: a local shared by `d_valid` and the statement
+        /// reading `d_ready` would make Verilator see a loop.)
+        replaced: GenerationCheck,
         j_atomic: DFF<Bit>,
         j_orig: DFF<Bits<64>>,
         /// A new atomic's 8-byte read is still to be issued (at `i_addr`, `i_left` bytes).
@@ -194,7 +213,7 @@ impl Logic for ResponseTx {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, j_ack, j_err, j_syn, j_msn, j_pmtu, s_left, s_psn, s_first, s_cnt, i_active, i_left, i_addr, resv, tail, n_responses,
-            n_errors, j_atomic, j_orig, a_rd
+            n_errors, j_atomic, j_orig, a_rd, n_replaced, j_kept, j_slot, j_gen
         );
         self.beat_buf.clock.next = self.clock.val();
         self.pmtu64.next = self.one64.val() << self.j_pmtu.q.val();
@@ -245,8 +264,18 @@ impl Logic for ResponseTx {
             self.j_err.d.next = true;
         }
 
+        // A READ replaced by a duplicate's answer: no further packet of it goes out.
+        self.replaced.gens.next = self.check_gens.val();
+        self.replaced.slot.next = self.j_slot.q.val();
+        self.replaced.gen.next = self.j_gen.q.val();
+        self.replaced.kept.next = (self.state.q.val() == self.s_desc.val()) & self.j_kept.q.val() & !self.j_err.q.val();
+        if self.replaced.stale.val() {
+            self.n_replaced.d.next = self.n_replaced.q.val() + self.one32.val();
+        }
+
         // The sender: a descriptor once its packet's beats are all in the buffer.
         self.d_valid.next = (self.state.q.val() == self.s_desc.val())
+            & !self.replaced.stale.val()
             & (self.j_ack.q.val() | self.j_err.q.val() | ((self.tail.q.val() - self.beat_buf.head.val()) >= self.s_size.beats.val()));
         self.d_psn.next = self.s_psn.q.val();
         self.d_syndrome.next = self.j_syn.q.val();
@@ -275,6 +304,7 @@ impl Logic for ResponseTx {
             self.d_syndrome.next = self.syn_operational.val();
         }
         self.handed.next = (self.state.q.val() == self.s_desc.val())
+            & !self.replaced.stale.val()
             & (self.j_ack.q.val() | self.j_err.q.val() | ((self.tail.q.val() - self.beat_buf.head.val()) >= self.s_size.beats.val()))
             & self.d_ready.val();
         self.pl_valid.next = (self.state.q.val() == self.s_data.val()) & self.beat_buf.out_valid.val();
@@ -305,7 +335,8 @@ impl Logic for ResponseTx {
         // (A NAK for a failed read ends the job; a read failing while a packet drains does
         // not end that packet's job: the NAK follows.)
         self.err_end.next = self.handed.val() & self.j_err.q.val() & !self.j_ack.q.val();
-        self.job_done.next = (self.packet_end.val() & (self.j_ack.q.val() | self.err_end.val() | self.s_size.last.val())) | self.at_skip.val();
+        self.job_done.next =
+            (self.packet_end.val() & (self.j_ack.q.val() | self.err_end.val() | self.s_size.last.val())) | self.at_skip.val() | self.replaced.stale.val();
         if self.packet_end.val() {
             self.state.d.next = self.s_desc.val();
             self.s_left.d.next = self.s_left.q.val() - self.s_size.chunk.val();
@@ -318,6 +349,11 @@ impl Logic for ResponseTx {
                 self.state.d.next = self.s_flush.val();
                 self.i_active.d.next = false;
             }
+        }
+        // (A replaced READ's beats read ahead are thrown away as a failed one's.)
+        if self.replaced.stale.val() {
+            self.state.d.next = self.s_flush.val();
+            self.i_active.d.next = false;
         }
         // Flushing: every beat reserved has come back and left the buffer.
         if (self.state.q.val() == self.s_flush.val()) & (self.beat_buf.head.val() == self.resv.q.val()) {
@@ -376,6 +412,9 @@ impl Logic for ResponseTx {
             self.s_left.d.next = self.job_len.val();
             self.s_psn.d.next = self.job_psn.val();
             self.s_first.d.next = !(self.job_mid.val() & (self.job_kind.val() == self.kind_read.val()));
+            self.j_kept.d.next = self.job_kept.val() & (self.job_kind.val() == self.kind_read.val());
+            self.j_slot.d.next = self.job_slot.val();
+            self.j_gen.d.next = self.job_gen.val();
             self.i_active.d.next = (self.job_kind.val() == self.kind_read.val()) & (self.job_len.val() != self.zero32.val());
             self.i_left.d.next = self.job_len.val();
             if self.job_kind.val().get_bit(1) {
@@ -388,6 +427,35 @@ impl Logic for ResponseTx {
         self.atomics.next = self.atomic.executed.val();
         self.atomic_replays.next = self.atomic.replayed.val();
         self.atomic_unanswered.next = self.atomic.unanswered.val();
+        self.reads_replaced.next = self.n_replaced.q.val();
+    }
+}
+
+crate::hdl_block! {
+    /// A kept READ's generation (`gen` of entry `slot`) against its entry's now (`gens`, two
+    /// bits per entry): `stale` when they differ.
+    pub struct GenerationCheck {
+        pub gens: Signal<In, Bits<16>>,
+        pub slot: Signal<In, Bits<3>>,
+        pub gen: Signal<In, Bits<2>>,
+        pub kept: Signal<In, Bit>,
+        pub stale: Signal<Out, Bit>,
+        now: Signal<Local, Bits<2>>,
+        slot_no: [Constant<Bits<3>>; 8] = crate::stream::numbers::<3, 8>(),
+        gen_at: [Constant<Bits<4>>; 8] = std::array::from_fn(|i| c::<4>(2 * i as u64)),
+    }
+}
+
+impl Logic for GenerationCheck {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.now.next = self.gens.val().get_bits::<2>(0);
+        for i in 0..8 {
+            if self.slot.val() == self.slot_no[i].val() {
+                self.now.next = self.gens.val().get_bits::<2>(self.gen_at[i].val().index());
+            }
+        }
+        self.stale.next = self.kept.val() & (self.now.val() != self.gen.val());
     }
 }
 
