@@ -17,7 +17,7 @@
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use rnic_driver::sim_pair::{port, qp_pair, two_cards, Card, PathKind};
+use rnic_driver::sim_pair::{path, port, qp_pair, two_cards, Card, PathKind};
 use rnic_driver::verbs::{Cq, DmaBuf, Mr, Qp, QpAttr, QpCaps, QpState, SendWr, VerbsError};
 use rnic_sim::world::{LinkConfig, World};
 use rnic_spec::desc::{send_wqe, CqOp, CqStatus, SendOp, SendWqe};
@@ -286,6 +286,44 @@ fn a_read_refused_locally_or_remotely_fails_and_writes_nothing() {
     p.assert_local(&[], "no REMOTE_READ");
     assert_eq!(p.counter(1, "responder", "naks_access"), 1);
     assert_eq!(p.counter(0, "responder", "read_placed"), 0);
+}
+
+#[test]
+fn a_qp_with_max_dest_rd_atomic_0_refuses_reads_and_atomics() {
+    // Card 1's QP set up again with max_dest_rd_atomic 0 (an RTR attribute): a READ or an
+    // atomic there is an invalid request (NAK, the QP to error, as rxe); nothing is read or
+    // written on either side and the WQE behind is flushed.
+    for first in [SendOp::Read, SendOp::FetchAdd] {
+        let mut p = pair(1024, 8, access::LOCAL_WRITE, access::REMOTE_READ | access::REMOTE_ATOMIC);
+        let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
+        let rtr = |n| QpAttr {
+            path: Some(path(0, kind, 7)),
+            pmtu: Some(1024),
+            dest_qpn: Some(p.qa.qpn),
+            rq_psn: Some(0),
+            max_dest_rd_atomic: Some(n),
+            ..Default::default()
+        };
+        p.b.modify_qp(&mut p.qb, QpState::Reset, &QpAttr::default()).unwrap();
+        p.b.modify_qp(&mut p.qb, QpState::Init, &QpAttr::default()).unwrap();
+        let e = p.b.modify_qp(&mut p.qb, QpState::Rtr, &rtr(9)).unwrap_err();
+        assert!(e.to_string().contains("max_dest_rd_atomic") && e.to_string().contains("9 is more than 8"), "{e}");
+        p.b.modify_qp(&mut p.qb, QpState::Rtr, &rtr(0)).unwrap();
+        p.b.modify_qp(&mut p.qb, QpState::Rts, &QpAttr { sq_psn: Some(0), ..Default::default() }).unwrap();
+        let read = p.read(1, 0, 0, 500);
+        let atomic = p.atomic(1, SendOp::FetchAdd, 0, 8, 1, 0);
+        let wrs = if first == SendOp::Read { [read, SendWr { wr_id: 2, ..atomic }] } else { [atomic, SendWr { wr_id: 2, ..read }] };
+        p.a.post_send_list(&mut p.qa, &wrs).unwrap();
+        let wcs = p.completions(2, 200_000);
+        let second = if first == SendOp::Read { CqOp::FetchAdd } else { CqOp::Read };
+        let first_op = if first == SendOp::Read { CqOp::Read } else { CqOp::FetchAdd };
+        assert_eq!(wcs, [(1, CqStatus::RemoteInvalidRequest, first_op, 0), (2, CqStatus::Flushed, second, 0)], "{first:?} first");
+        assert_eq!(p.counter(1, "responder", "naks_invalid"), 1);
+        assert_eq!(p.counter(1, "responder", "read_responses") + p.counter(1, "responder", "atomics"), 0);
+        assert_eq!(p.b.query_qp(&p.qb).unwrap(), QpState::Error);
+        p.assert_local(&[], "refused");
+        assert_eq!(p.b.read_buf(p.remote.iova, SIZE).unwrap(), pattern(2), "card 1's memory unchanged");
+    }
 }
 
 #[test]

@@ -220,6 +220,10 @@ pub struct QpAttr {
     /// RDMA READs outstanding at once (1 ... 8; at most the peer's `max_dest_rd_atomic`).
     /// Rts; default 8.
     pub max_rd_atomic: Option<u8>,
+    /// READ and atomic requests the peer may have outstanding at this QP (0 ... 8; 0 refuses
+    /// every READ and atomic with NAK invalid request). Rtr; default 8. The card keeps 8 per
+    /// QP whatever the value.
+    pub max_dest_rd_atomic: Option<u8>,
 }
 
 /// A send work request (one scatter/gather element).
@@ -806,6 +810,12 @@ impl<B: Bus> Context<B> {
             let rq_psn = attr.rq_psn.ok_or(VerbsError::BadAttribute("rq_psn", "Rtr needs the first receive PSN".into()))?;
             if rq_psn > PSN_MASK {
                 return Err(VerbsError::BadAttribute("rq_psn", format!("{rq_psn:#x} is wider than 24 bits")));
+            }
+            if let Some(n) = attr.max_dest_rd_atomic {
+                if n > RD_SLOTS {
+                    return Err(VerbsError::BadAttribute("max_dest_rd_atomic", format!("{n} is more than {RD_SLOTS}")));
+                }
+                ctx.max_dest_rd_atomic = n;
             }
             ctx.pmtu_log2 = log;
             ctx.dest_qpn = dest_qpn;

@@ -17,7 +17,8 @@
 //! pmtu = 1024                 # 256, 512, 1024, 2048 or 4096
 //! expected_psn = 0            # the first PSN the responder accepts
 //! # optional: send_psn = 0, pd = 1, vlan = 100, pcp = 0, dscp = 0, ecn = 0, hop_limit = 64,
-//! #           flow_label = 0, udp_src_port = 0xc000
+//! #           flow_label = 0, udp_src_port = 0xc000,
+//! #           max_dest_rd_atomic = 8  (READs and atomics taken; 0 refuses them)
 //!
 //! [[mr]]
 //! key = 0x1234                # rkey = lkey; its low 8 bits name the slot (1 ... 255)
@@ -96,6 +97,13 @@ pub struct QpConfig {
     #[serde(default)]
     pub flow_label: u32,
     pub udp_src_port: Option<u16>,
+    /// READ and atomic requests the QP takes (`max_dest_rd_atomic`, 0 ... 8; 0 refuses them).
+    #[serde(default = "default_max_dest_rd_atomic")]
+    pub max_dest_rd_atomic: u8,
+}
+
+fn default_max_dest_rd_atomic() -> u8 {
+    crate::qp::RD_SLOTS
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -209,6 +217,9 @@ impl NicConfig {
             if q.dscp > 63 || q.ecn > 3 || q.flow_label > 0xF_FFFF {
                 return err(format!("{}: DSCP is 6 bits, ECN 2, the flow label 20", at("dscp")));
             }
+            if q.max_dest_rd_atomic > crate::qp::RD_SLOTS {
+                return err(format!("{}: {} is more than {}", at("max_dest_rd_atomic"), q.max_dest_rd_atomic, crate::qp::RD_SLOTS));
+            }
             out.push((
                 q.qpn,
                 QpContext {
@@ -239,6 +250,7 @@ impl NicConfig {
                     retry_cnt: 7,
                     rnr_retry: 7,
                     max_rd_atomic: crate::qp::RD_SLOTS,
+                    max_dest_rd_atomic: q.max_dest_rd_atomic,
                 },
             ));
         }
@@ -314,6 +326,9 @@ access = ["remote_write", "local_write"]
         assert_eq!(qps[0].1.rq_psn, 0xFF_FFFE);
         assert!(matches!(qps[0].1.remote_ip, RemoteIp::V6(_)));
         assert_eq!(qps[0].1.vlan.unwrap().vid, 100);
+        assert_eq!(qps[0].1.max_dest_rd_atomic, crate::qp::RD_SLOTS);
+        let none = NicConfig::parse(&GOOD.replace("vlan = 100", "vlan = 100\nmax_dest_rd_atomic = 0")).unwrap();
+        assert_eq!(none.qps().unwrap()[0].1.max_dest_rd_atomic, 0);
         let mrs = c.regions().unwrap();
         assert_eq!(mrs[0].access, access::REMOTE_WRITE | access::LOCAL_WRITE);
     }
@@ -329,5 +344,6 @@ access = ["remote_write", "local_write"]
         assert!(bad("02:00:00:00:00:01", "02:00:00:00:01").contains("qp[0].remote_mac"));
         assert!(bad("expected_psn", "expected_pns").contains("unknown field"), "{}", bad("expected_psn", "expected_pns"));
         assert!(bad("remote_qpn = 0x2a", "remote_qpn = 0x1000000").contains("wider than 24 bits"));
+        assert!(bad("vlan = 100", "vlan = 100\nmax_dest_rd_atomic = 9").contains("qp[0].max_dest_rd_atomic: 9 is more than 8"));
     }
 }

@@ -102,6 +102,12 @@ pub struct QpContext {
     /// RDMA READs outstanding at once (1 ... `RD_SLOTS`; 0 counts as 1), as
     /// `ibv_qp_attr.max_rd_atomic`: set it to at most the peer's `max_dest_rd_atomic`.
     pub max_rd_atomic: u8,
+    /// READ and atomic requests from the peer this QP takes (`ibv_qp_attr.max_dest_rd_atomic`,
+    /// 0 ... `RD_SLOTS`): 0 refuses every READ and atomic (NAK invalid request, the QP to
+    /// error, as rxe); from 1 on the card keeps `RD_SLOTS` READs and atomic results per QP
+    /// whatever the value (a compliant peer keeps within the number it was told; keeping more
+    /// only lets more duplicates be answered).
+    pub max_dest_rd_atomic: u8,
 }
 
 /// A QP in RESET with nothing connected: what every QP slot holds before the driver gives it
@@ -134,6 +140,7 @@ impl Default for QpContext {
             retry_cnt: 0,
             rnr_retry: 0,
             max_rd_atomic: RD_SLOTS,
+            max_dest_rd_atomic: RD_SLOTS,
         }
     }
 }
@@ -178,9 +185,13 @@ pub fn packet_count(length: u32, pmtu_log2: u8) -> u32 {
 }
 
 /// The `qp.retry` register: timeout in bits 4:0, retry count 10:8, RNR retry count 14:12,
-/// `max_rd_atomic` 19:16.
-pub fn retry_word(timeout: u8, retry_cnt: u8, rnr_retry: u8, max_rd_atomic: u8) -> u32 {
-    (timeout as u32 & 0x1F) | (retry_cnt as u32 & 7) << 8 | (rnr_retry as u32 & 7) << 12 | (max_rd_atomic as u32 & 0xF) << 16
+/// `max_rd_atomic` 19:16, `max_dest_rd_atomic` 23:20.
+pub fn retry_word(q: &QpContext) -> u32 {
+    (q.timeout as u32 & 0x1F)
+        | (q.retry_cnt as u32 & 7) << 8
+        | (q.rnr_retry as u32 & 7) << 12
+        | (q.max_rd_atomic as u32 & 0xF) << 16
+        | (q.max_dest_rd_atomic as u32 & 0xF) << 20
 }
 
 /// A big-endian 32-bit register value from four bytes.
@@ -352,7 +363,7 @@ impl QpContext {
             ("rq_base_hi", (self.rq_base >> 32) as u32),
             ("rq_log_size", self.rq_log_size as u32),
             ("recv_cq", self.recv_cq),
-            ("retry", retry_word(self.timeout, self.retry_cnt, self.rnr_retry, self.max_rd_atomic)),
+            ("retry", retry_word(self)),
         ]
     }
 
@@ -411,6 +422,7 @@ pub(crate) mod tests {
             retry_cnt: 7,
             rnr_retry: 7,
             max_rd_atomic: RD_SLOTS,
+            max_dest_rd_atomic: RD_SLOTS,
         }
     }
 
@@ -492,5 +504,12 @@ pub(crate) mod tests {
         assert_eq!(request_opcode(SendOp::Write, true, false), 0x06);
         assert_eq!(packet_count(4096, 12), 1);
         assert_eq!(packet_count(4097, 12), 2);
+    }
+
+    #[test]
+    fn retry_word_puts_each_field_in_its_bits() {
+        let q = QpContext { timeout: 0x15, retry_cnt: 6, rnr_retry: 5, max_rd_atomic: 3, max_dest_rd_atomic: 0, ..ctx() };
+        assert_eq!(retry_word(&q), 0x15 | 6 << 8 | 5 << 12 | 3 << 16);
+        assert_eq!(retry_word(&QpContext { max_dest_rd_atomic: 8, ..q }) >> 20, 8);
     }
 }

@@ -215,7 +215,7 @@ pub const BLOCKS: &[Block] = &[
     Block {
         name: "qp",
         kind: TYPE_QP,
-        version: 4,
+        version: 5,
         base: 0x400,
         regs: &[
             reg("commit", 0x0C, Access::Command, 0, "write a QPN: the staged context below becomes that QP's, its send and receive queues start empty at index 0"),
@@ -245,7 +245,7 @@ pub const BLOCKS: &[Block] = &[
             reg("rq_base_hi", 0x6C, Access::Control, 0, "receive queue ring IOVA, high 32 bits"),
             reg("rq_log_size", 0x70, Access::Control, 0, "receive queue entries as log2 (0 ... 15)"),
             reg("recv_cq", 0x74, Access::Control, 0, "CQ of the receive queue's completions"),
-            reg("retry", 0x78, Access::Control, 0, "bits 4:0 local ACK timeout (4.096 us x 2^t, 0 = none), 10:8 retry count, 14:12 RNR retry count (7 = no limit), 19:16 max_rd_atomic (READs outstanding, 1 ... 8; 0 = 1)"),
+            reg("retry", 0x78, Access::Control, 0, "bits 4:0 local ACK timeout (4.096 us x 2^t, 0 = none), 10:8 retry count, 14:12 RNR retry count (7 = no limit), 19:16 max_rd_atomic (READs outstanding, 1 ... 8; 0 = 1), 23:20 max_dest_rd_atomic (READs and atomics taken from the peer: 0 refuses them, 1 ... 8 take them)"),
             reg("errors_0", 0x7C, Access::Status, 0, "bit i: QP 0+i was put in error by the card (a NAK it sent or got, retries used up, a refused WQE); its commit clears it"),
             reg("errors_1", 0x80, Access::Status, 0, "bit i: QP 32+i was put in error by the card (a NAK it sent or got, retries used up, a refused WQE); its commit clears it"),
             reg("errors_2", 0x84, Access::Status, 0, "bit i: QP 64+i was put in error by the card (a NAK it sent or got, retries used up, a refused WQE); its commit clears it"),

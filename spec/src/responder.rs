@@ -435,7 +435,8 @@ impl RspState {
 impl RspState {
     /// An RDMA READ request at the ePSN, or behind it (`duplicate`: executed again from its
     /// PSN, the state unchanged, IBTA Vol 1 §9.7.5.1.2). It carries no payload and at most
-    /// [`MAX_MESSAGE`] bytes, and comes between messages (else an invalid request); its rkey
+    /// [`MAX_MESSAGE`] bytes, comes between messages, and its QP takes READs
+    /// (`max_dest_rd_atomic` not 0; else an invalid request, as rxe); its rkey
     /// must allow REMOTE_READ of the whole range (else a remote access error); both put the QP
     /// in error. A new READ takes one PSN per response packet and finishes a message.
     fn read(&mut self, ctx: &QpContext, mrs: &[Option<MemoryRegion>], pkt: &RocePacket, duplicate: bool) -> Effect {
@@ -445,7 +446,7 @@ impl RspState {
             Effect { outcome, response: Some(Response { syndrome, psn: p, msn: s.msn }), completion: None, read: None, atomic: None }
         };
         let reth = pkt.ext.iter().find_map(|e| if let Ext::Reth(r) = e { Some(*r) } else { None }).unwrap_or(Reth::default());
-        if (self.in_msg && !duplicate) || !pkt.payload.is_empty() || reth.dma_len > MAX_MESSAGE {
+        if (self.in_msg && !duplicate) || !pkt.payload.is_empty() || reth.dma_len > MAX_MESSAGE || ctx.max_dest_rd_atomic == 0 {
             return nak(self, Outcome::InvalidRequest, aeth::NAK_INVALID_REQUEST);
         }
         if let Err(e) = mr::check(mrs, reth.rkey, ctx.pd, reth.va, reth.dma_len, mr::access::REMOTE_READ) {
@@ -472,8 +473,8 @@ impl RspState {
 
     /// A COMPARE & SWAP or FETCH & ADD request at the ePSN, or behind it (`duplicate`: answered
     /// with the saved result of the request with that PSN, nothing executed; one whose result
-    /// is no longer kept is not answered, as rxe). A new one comes between messages (else an
-    /// invalid request); its rkey must allow REMOTE_ATOMIC of the eight bytes (else a remote
+    /// is no longer kept is not answered, as rxe). A new one comes between messages on a QP
+    /// that takes atomics (`max_dest_rd_atomic` not 0; else an invalid request); its rkey must allow REMOTE_ATOMIC of the eight bytes (else a remote
     /// access error), and its address must be 8-byte aligned (else an invalid request, IBTA
     /// Vol 1 §9.4.5; checked after the key, as rxe); each puts the QP in error. It takes one
     /// PSN and finishes a message.
@@ -494,7 +495,7 @@ impl RspState {
             s.error = true;
             Effect { outcome, response: Some(Response { syndrome, psn: p, msn: s.msn }), ..none }
         };
-        if self.in_msg || !pkt.payload.is_empty() {
+        if self.in_msg || !pkt.payload.is_empty() || ctx.max_dest_rd_atomic == 0 {
             return nak(self, Outcome::InvalidRequest, aeth::NAK_INVALID_REQUEST);
         }
         if let Err(e) = mr::check(mrs, a.rkey, ctx.pd, a.va, 8, mr::access::REMOTE_ATOMIC) {
@@ -760,6 +761,14 @@ mod tests {
             let mut t = s;
             let e = t.receive(Some(&c), &mrs, &[], &p);
             assert_eq!((e.outcome, e.read, t.error, t.epsn), (want, None, true, 104));
+        }
+        // A QP with max_dest_rd_atomic 0 takes no READ (new or duplicate) and no atomic.
+        let none = QpContext { max_dest_rd_atomic: 0, ..c };
+        let reads = [pkt(OP_READ_REQUEST, 104, 0, 0, reth(0x1800, 0x101, 8)), pkt(OP_READ_REQUEST, 100, 0, 0, reth(0x1800, 0x101, 8))];
+        for p in reads.into_iter().chain([pkt(OP_FETCH_ADD, 104, 0, 0, reth(0x1800, 0x101, 0))]) {
+            let mut t = s;
+            let e = t.receive(Some(&none), &mrs, &[], &p);
+            assert_eq!((e.outcome, e.read, e.atomic, t.error), (Outcome::InvalidRequest, None, None, true), "{:#x}", p.bth.opcode);
         }
         // Between the packets of a WRITE it is an invalid request too.
         let mut mrs_w = mrs.clone();

@@ -12,19 +12,20 @@ use rust_hdl::prelude::*;
 /// 6 traffic, 7 flow_label, 8 udp_sport, 9..=12 dest IP (most significant first), 13 pkey,
 /// 14 pmtu, 15 sq_psn, 16/17 sq_base low/high, 18 sq_log_size, 19 pd, 20 rq_psn, 21 send_cq,
 /// 22/23 rq_base low/high, 24 rq_log_size, 25 recv_cq, 26 retry (taken by the completer;
-/// its `max_rd_atomic` bits 19:16 kept here as `max_rd`).
+/// its `max_rd_atomic` bits 19:16 kept here as `max_rd`, `max_dest_rd_atomic` 23:20 as
+/// `max_dest_rd`).
 pub const QP_STAGE_WORDS: usize = 27;
 /// Bits of a context word.
-pub const CTX_BITS: usize = 465;
+pub const CTX_BITS: usize = 469;
 
 pack_word! {
     /// A QP's context as its RAM holds it. The MAC, IP and ring base words sit side by side so
     /// each is one slice.
-    lsb_first QpCtxWord: 465 {
+    lsb_first QpCtxWord: 469 {
         state: 3, dest_qpn: 24, mac_lo: 32, mac_hi: 16, flags: 2, vlan_tci: 16, traffic: 16,
         flow_label: 20, udp_sport: 16, ip3: 32, ip2: 32, ip1: 32, ip0: 32, pkey: 16, pmtu: 4,
         base_lo: 32, base_hi: 32, log_size: 4, pd: 16, send_cq: 8, rq_base_lo: 32, rq_base_hi: 32,
-        rq_log: 4, recv_cq: 8, max_rd: 4,
+        rq_log: 4, recv_cq: 8, max_rd: 4, max_dest_rd: 4,
     }
 }
 
@@ -84,6 +85,7 @@ impl Logic for QpTable {
         self.ctx_word.rq_log.next = self.qp_stage[24].val().get_bits::<4>(0);
         self.ctx_word.recv_cq.next = self.qp_stage[25].val().get_bits::<8>(0);
         self.ctx_word.max_rd.next = self.qp_stage[26].val().get_bits::<4>(16);
+        self.ctx_word.max_dest_rd.next = self.qp_stage[26].val().get_bits::<4>(20);
         self.ram.write_enable.next = self.commit_ok.val();
         self.ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
         self.ram.write_data.next = self.ctx_word.word.val();

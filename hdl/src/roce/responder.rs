@@ -537,6 +537,7 @@ crate::hdl_block! {
         flag_imm: Constant<Bits<8>> = c::<8>(cqe_flags::IMM as u64),
         wqe_len: Constant<Bits<16>> = c::<16>(RECV_WQE_LEN as u64),
         zero3: Constant<Bits<3>> = c::<3>(0),
+        zero4: Constant<Bits<4>> = c::<4>(0),
         zero5: Constant<Bits<5>> = c::<5>(0),
         zero8: Constant<Bits<8>> = c::<8>(0),
         zero13: Constant<Bits<LEN_BITS>> = c::<LEN_BITS>(0),
@@ -576,6 +577,7 @@ crate::hdl_block! {
         o_pkey: Constant<Bits<9>> = ctx_at("pkey"),
         o_pmtu: Constant<Bits<9>> = ctx_at("pmtu"),
         o_pd: Constant<Bits<9>> = ctx_at("pd"),
+        o_max_dest_rd: Constant<Bits<9>> = ctx_at("max_dest_rd"),
         /// Receive WQE fields (`rnic_spec::desc::RecvWqe`), in bits.
         w_addr_at: Constant<Bits<9>> = c::<9>(8 * recv_wqe::ADDR as u64),
         w_len_at: Constant<Bits<9>> = c::<9>(8 * recv_wqe::LENGTH as u64),
@@ -732,6 +734,8 @@ crate::hdl_block! {
         after_packet: Signal<Local, Bits<4>>,
         k_state: Signal<Local, Bits<3>>,
         k_pmtu: Signal<Local, Bits<4>>,
+        /// The QP takes READ and atomic requests (`max_dest_rd_atomic` is not 0).
+        k_takes_rd: Signal<Local, Bit>,
         k_pd: Signal<Local, Bits<16>>,
         k_epsn: Signal<Local, Bits<24>>,
         k_msn: Signal<Local, Bits<24>>,
@@ -1075,6 +1079,7 @@ impl Logic for Responder {
         self.st.next = self.st_ram.read_data.val();
         self.k_state.next = self.qp_word.val().get_bits::<3>(self.o_state.val().index());
         self.k_pmtu.next = self.qp_word.val().get_bits::<4>(self.o_pmtu.val().index());
+        self.k_takes_rd.next = self.qp_word.val().get_bits::<4>(self.o_max_dest_rd.val().index()) != self.zero4.val();
         self.k_pd.next = self.qp_word.val().get_bits::<16>(self.o_pd.val().index());
         self.k_epsn.next = self.st.val().get_bits::<24>(self.s_epsn.val().index());
         self.k_msn.next = self.st.val().get_bits::<24>(self.s_msn.val().index());
@@ -1182,12 +1187,15 @@ impl Logic for Responder {
         self.is_rresp.next =
             ((self.r_opcode.q.val() >= self.op_rr_first.val()) & (self.r_opcode.q.val() <= self.op_rr_only.val())) | self.is_aack.val();
         self.is_ack_op.next = self.r_opcode.q.val() == self.op_ack.val();
-        self.read_len_ok.next = (self.len.val() == self.zero32.val()) & (self.r_dma_len.q.val() <= self.max_message.val());
+        // A QP with `max_dest_rd_atomic` 0 takes no READ or atomic: an invalid request like a
+        // length broken (rxe: RESPST_ERR_TOO_MANY_RDMA_ATM_REQ).
+        self.read_len_ok.next =
+            (self.len.val() == self.zero32.val()) & (self.r_dma_len.q.val() <= self.max_message.val()) & self.k_takes_rd.val();
         if self.is_read.val() {
             self.len_ok.next = self.read_len_ok.val();
         }
         if self.is_atomic.val() {
-            self.len_ok.next = self.len.val() == self.zero32.val();
+            self.len_ok.next = (self.len.val() == self.zero32.val()) & self.k_takes_rd.val();
         }
         self.read_round.next = self.r_dma_len.q.val() + (self.one32.val() << self.c_pmtu.q.val()) - self.one32.val();
         self.read_pkts.next = self.read_round.val() >> self.c_pmtu.q.val();
