@@ -28,12 +28,14 @@
 
 use crate::pack_word;
 use crate::roce::qp_table::{ctx_at, QpTable, CTX_BITS, QP_STAGE_WORDS};
+use crate::roce::ack_queue::{AckQueue, ANSWER_BITS, JOB_BITS};
 use crate::roce::read_history::ReadHistory;
+use crate::roce::recv_prefetch::RecvPrefetch;
 use crate::roce::tx_header::LEN_BITS;
 use crate::stream::c;
 use rnic_spec::mr::access;
 use rnic_spec::regs::{qp_state, QP_SLOT_BITS};
-use rnic_spec::desc::{cqe_flags, recv_wqe, CqOp, CqStatus, RECV_WQE_LEN};
+use rnic_spec::desc::{cqe_flags, CqOp, CqStatus};
 use crate::roce::completer::{KIND_IMPLIED_NAK, KIND_PLAIN, KIND_READ_DONE, KIND_READ_REFUSED};
 use crate::roce::atomic::Beat64;
 use crate::roce::read_table::{entry_at, RD_PTR};
@@ -50,15 +52,6 @@ pack_word! {
         epsn: 24, msn: 24, in_msg: 1, nak_sent: 1, va: 64, left: 32, send: 1, count: 32, rq_ci: 16,
         error: 1, key: 32, epoch: 32, rd_head: 4, rd_n: 24, rd_nak: 1, rd_epoch: 32,
     }
-}
-pack_word! { lsb_first RqOffset: 64 { zero: 5, index: 16 } }
-pack_word! {
-    /// A QP's receive ring, as the prefetcher keeps it (set by `qp.commit`).
-    lsb_first RingWord: 68 { base_lo: 32, base_hi: 32, log: 4 }
-}
-pack_word! {
-    /// A prefetched receive WQE: the buffer, and whether its read failed.
-    lsb_first CachedWqe: 129 { addr: 64, len: 32, lkey: 32, error: 1 }
 }
 pack_word! {
     /// A queued ACK / NAK: the answer, the QP's path, and how many payload writes had been
@@ -271,82 +264,17 @@ crate::hdl_block! {
         /// The READs executed per QP: a duplicate inside one is answered from the middle.
         history: ReadHistory,
         st_ram: RAM<Bits<321>, QP_SLOT_BITS>,
-        /// Receive queue producer indexes, written by `doorbell.rq` (a copy for the FSM and
-        /// one for the prefetcher: a RAM has one read port).
-        rq_pi_ram: RAM<Bits<16>, QP_SLOT_BITS>,
-        pf_pi_ram: RAM<Bits<16>, QP_SLOT_BITS>,
-        /// Prefetcher, per QP: the next receive WQE index to fetch (two copies), the ring,
-        /// and the one WQE fetched ahead; `cached` / `fetching` bits per QP.
-        pf_fi_ram: RAM<Bits<16>, QP_SLOT_BITS>,
-        fi_ram: RAM<Bits<16>, QP_SLOT_BITS>,
-        ring_ram: RAM<Bits<68>, QP_SLOT_BITS>,
-        wqe_ram: RAM<Bits<129>, QP_SLOT_BITS>,
-        ring_word: RingWord,
-        cached_word: CachedWqe,
-        cached: DFF<Bits<256>>,
-        fetching: DFF<Bits<256>>,
-        /// QPs committed while their WQE read was in flight: that read's fill belongs to the
-        /// QP as it was and is thrown away; no new read starts for the QP until it lands.
-        discard: DFF<Bits<256>>,
-        one256: Constant<Bits<256>> = c::<256>(1),
-        zero256: Constant<Bits<256>> = c::<256>(0),
-        /// QPs to look at (a doorbell came, or their fetched WQE was taken), and the QP of
-        /// each read in flight.
-        pf_look: crate::ram_fifo::RamFifo<6, 5, QP_SLOT_BITS, 1, 1>,
-        pf_look_tail: DFF<Bits<6>>,
-        pf_flight: crate::ram_fifo::RamFifo<6, 5, QP_SLOT_BITS, 1, 1>,
-        pf_flight_tail: DFF<Bits<6>>,
-        one6: Constant<Bits<6>> = c::<6>(1),
-        depth6: Constant<Bits<6>> = c::<6>(32),
-        /// Look requests waiting for the queue: a doorbell's, a consumed WQE's.
-        pend_db: DFF<Bit>,
-        pend_db_qp: DFF<Bits<QP_SLOT_BITS>>,
-        pend_take: DFF<Bit>,
-        pend_take_qp: DFF<Bits<QP_SLOT_BITS>>,
-        /// The FSM asked the prefetcher to look at the packet's QP.
-        kicked: DFF<Bit>,
-        e_state: DFF<Bits<2>>,
-        e_qp: DFF<Bits<QP_SLOT_BITS>>,
-        e_fi: DFF<Bits<16>>,
-        e_base: DFF<Bits<64>>,
-        e_mask: DFF<Bits<16>>,
-        e_idle: Constant<Bits<2>> = c::<2>(0),
-        e_look: Constant<Bits<2>> = c::<2>(1),
-        e_cmd: Constant<Bits<2>> = c::<2>(2),
-        pf_push: Signal<Local, Bit>,
-        pf_push_qp: Signal<Local, Bits<QP_SLOT_BITS>>,
-        pf_issue: Signal<Local, Bit>,
-        pf_fill: Signal<Local, Bit>,
-        set_cached: Signal<Local, Bits<256>>,
-        clear_cached: Signal<Local, Bits<256>>,
-        set_fetching: Signal<Local, Bits<256>>,
-        clear_fetching: Signal<Local, Bits<256>>,
-        commit_mask: Signal<Local, Bits<256>>,
-        fill_mask: Signal<Local, Bits<256>>,
-        /// A fill for a QP not committed since its read was issued.
-        keep_fill: Signal<Local, Bit>,
-        e_wanted: Signal<Local, Bit>,
-        /// The bit vectors shifted down to a QP (bit 0 is its bit).
-        e_cached_at: Signal<Local, Bits<256>>,
-        e_fetching_at: Signal<Local, Bits<256>>,
-        e_discard_at: Signal<Local, Bits<256>>,
-        fill_discard_at: Signal<Local, Bits<256>>,
-        fill_commit_at: Signal<Local, Bits<256>>,
-        r_cached_at: Signal<Local, Bits<256>>,
-        r_fetching_at: Signal<Local, Bits<256>>,
-        is_cached: Signal<Local, Bit>,
-        is_fetching: Signal<Local, Bit>,
-        k_fi: Signal<Local, Bits<16>>,
+        /// The receive queues: producer and fetch indexes, rings, WQEs fetched ahead.
+        rq: RecvPrefetch,
+        /// The packet's QP has a receive WQE posted (fetched, being fetched, or in the ring).
         rq_avail: Signal<Local, Bit>,
-        take_wqe: Signal<Local, Bit>,
         /// The receive WQE's lkey check failed, or the WQE could not be read.
         wqe_refused: Signal<Local, Bit>,
         st_commit: RspStateWord,
         st_back: RspStateWord,
-        rq_off: RqOffset,
         len64: Len64,
         ack_word: AckWord,
-        acks_q: crate::ram_fifo::RamFifo<5, 4, 374, 201, 2>,
+        answers: AckQueue,
         read_job: ReadJob,
         atomic_job: AtomicJob,
         /// The packet is a READ request behind the ePSN (executed again, the state kept).
@@ -377,9 +305,6 @@ crate::hdl_block! {
         op_read: Constant<Bits<8>> = c::<8>(rnic_spec::responder::OP_READ_REQUEST as u64),
         need_read: Constant<Bits<4>> = c::<4>(access::REMOTE_READ as u64),
         max_message: Constant<Bits<32>> = c::<32>(rnic_spec::responder::MAX_MESSAGE as u64),
-        acks_tail: DFF<Bits<5>>,
-        one5: Constant<Bits<5>> = c::<5>(1),
-        acks_depth: Constant<Bits<5>> = c::<5>(16),
         half32: Constant<Bits<32>> = c::<32>(0x8000_0000),
         one16: Constant<Bits<16>> = c::<16>(1),
         a_syndrome: Constant<Bits<9>> = ack_at("syndrome", 0),
@@ -397,7 +322,6 @@ crate::hdl_block! {
         a_udp_sport: Constant<Bits<9>> = ack_at("udp_sport", 0),
         a_ip: Constant<Bits<9>> = ack_at("ip", 0),
         a_pkey: Constant<Bits<9>> = ack_at("pkey", 0),
-        a_wseq: Constant<Bits<9>> = ack_at("wseq", 0),
         s_epsn: Constant<Bits<9>> = st_at("epsn"),
         s_msn: Constant<Bits<9>> = st_at("msn"),
         s_in_msg: Constant<Bits<9>> = st_at("in_msg"),
@@ -535,10 +459,8 @@ crate::hdl_block! {
         cq_recv: Constant<Bits<8>> = c::<8>(CqOp::Recv as u64),
         cq_recv_imm: Constant<Bits<8>> = c::<8>(CqOp::RecvRdmaImm as u64),
         flag_imm: Constant<Bits<8>> = c::<8>(cqe_flags::IMM as u64),
-        wqe_len: Constant<Bits<16>> = c::<16>(RECV_WQE_LEN as u64),
         zero3: Constant<Bits<3>> = c::<3>(0),
         zero4: Constant<Bits<4>> = c::<4>(0),
-        zero5: Constant<Bits<5>> = c::<5>(0),
         zero8: Constant<Bits<8>> = c::<8>(0),
         zero13: Constant<Bits<LEN_BITS>> = c::<LEN_BITS>(0),
         zero16: Constant<Bits<16>> = c::<16>(0),
@@ -579,9 +501,6 @@ crate::hdl_block! {
         o_pd: Constant<Bits<9>> = ctx_at("pd"),
         o_max_dest_rd: Constant<Bits<9>> = ctx_at("max_dest_rd"),
         /// Receive WQE fields (`rnic_spec::desc::RecvWqe`), in bits.
-        w_addr_at: Constant<Bits<9>> = c::<9>(8 * recv_wqe::ADDR as u64),
-        w_len_at: Constant<Bits<9>> = c::<9>(8 * recv_wqe::LENGTH as u64),
-        w_lkey_at: Constant<Bits<9>> = c::<9>(8 * recv_wqe::LKEY as u64),
 
         state: DFF<Bits<4>>,
         // The packet.
@@ -669,7 +588,6 @@ crate::hdl_block! {
         /// A commit of the QP in hand this cycle.
         commit_hit: Signal<Local, Bit>,
         /// A commit of the QP the prefetcher's look holds this cycle.
-        e_commit_hit: Signal<Local, Bit>,
         /// Payload writes issued and acknowledged by the host (16-bit sequence numbers).
         issued_seq: DFF<Bits<32>>,
         done_seq: DFF<Bits<32>>,
@@ -729,7 +647,8 @@ crate::hdl_block! {
         wr_inc: Signal<Local, Bit>,
         rec_qp: Signal<Local, Bits<QP_SLOT_BITS>>,
         write_back: Signal<Local, Bit>,
-        ack_out: Signal<Local, Bits<374>>,
+        ack_out: Signal<Local, Bits<ANSWER_BITS>>,
+        ack_job: Signal<Local, Bits<JOB_BITS>>,
         ack_push: Signal<Local, Bit>,
         after_packet: Signal<Local, Bits<4>>,
         k_state: Signal<Local, Bits<3>>,
@@ -756,12 +675,12 @@ impl Logic for Responder {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, acks_tail, state, r_opcode, r_ack_req, r_qp_ok, r_qp, r_psn, r_len, r_va, r_rkey, r_dma_len, r_imm, r_syn,
+            self, clock, state, r_opcode, r_ack_req, r_qp_ok, r_qp, r_psn, r_len, r_va, r_rkey, r_dma_len, r_imm, r_syn,
             r_msn, db_hit, db_val, c_dest_qpn, c_mac, c_flags, c_vlan_tci, c_traffic, c_flow_label, c_udp_sport, c_ip, c_pkey,
             c_pd, epsn, msn, in_msg, in_send, nak_sent, w_va, w_left, count, rq_ci, qp_error, q_addr,
             q_len, q_lkey, q_error, resp, resp_syn, resp_psn, cmd_done, rc_pend, rc_q_index, rc_q_len, rc_q_op, rc_q_status,
-            rc_q_imm, cached, fetching, discard, pf_look_tail, pf_flight_tail, pend_db, pend_db_qp, pend_take, pend_take_qp, kicked,
-            e_state, e_qp, e_fi, e_base, e_mask, dirty, fwd, r_committed, r_dup, resp_kind, r_swap, r_compare, c_pmtu, issued_seq, done_seq, n_placed, n_acks, n_naks_seq, n_naks_invalid, n_naks_access,
+            rc_q_imm, 
+            dirty, fwd, r_committed, r_dup, resp_kind, r_swap, r_compare, c_pmtu, issued_seq, done_seq, n_placed, n_acks, n_naks_seq, n_naks_invalid, n_naks_access,
             n_duplicates, n_bad_qp, n_set_aside, n_naks_rnr, n_naks_operational, n_receives, n_rq_wait, r_pkey, r_ipv6,
             r_ip_src, m_key, m_epoch, rechk, epoch, snap_valid, snap_epoch, snap_seq, snap_tail, snap_drained, fence, n_bad_source,
             rd_head, rd_n, rd_nak, rd_epoch, rr_rest, r_tail, rr, rr_va, rr_key, rr_last, r_aack, cpl_pend, cpl_k, n_read_placed, n_read_dropped, n_implied
@@ -774,20 +693,6 @@ impl Logic for Responder {
         self.history.look_dup.next = self.r_dup.q.val();
         self.st_ram.read_clock.next = self.clock.val();
         self.st_ram.write_clock.next = self.clock.val();
-        self.rq_pi_ram.read_clock.next = self.clock.val();
-        self.rq_pi_ram.write_clock.next = self.clock.val();
-        self.pf_pi_ram.read_clock.next = self.clock.val();
-        self.pf_pi_ram.write_clock.next = self.clock.val();
-        self.pf_fi_ram.read_clock.next = self.clock.val();
-        self.pf_fi_ram.write_clock.next = self.clock.val();
-        self.fi_ram.read_clock.next = self.clock.val();
-        self.fi_ram.write_clock.next = self.clock.val();
-        self.ring_ram.read_clock.next = self.clock.val();
-        self.ring_ram.write_clock.next = self.clock.val();
-        self.wqe_ram.read_clock.next = self.clock.val();
-        self.wqe_ram.write_clock.next = self.clock.val();
-        self.pf_look.clock.next = self.clock.val();
-        self.pf_flight.clock.next = self.clock.val();
 
         // Commits: this engine's copy of the QP context, and its state reset to the staged
         // receive PSN with an empty receive queue.
@@ -856,11 +761,11 @@ impl Logic for Responder {
             self.snap_valid.d.next = true;
             self.snap_epoch.d.next = self.epoch.q.val();
             self.snap_seq.d.next = self.issued_seq.q.val();
-            self.snap_tail.d.next = self.acks_tail.q.val();
+            self.snap_tail.d.next = self.answers.tail.val();
             self.snap_drained.d.next = false;
         }
         // (The head moves one entry at a time: it meets the snapshot's tail on its way.)
-        if self.snap_valid.q.val() & (self.acks_q.head.val() == self.snap_tail.q.val()) {
+        if self.snap_valid.q.val() & (self.answers.head.val() == self.snap_tail.q.val()) {
             self.snap_drained.d.next = true;
         }
         if self.snap_valid.q.val() & self.snap_drained.q.val() & ((self.done_seq.q.val() - self.snap_seq.q.val()) < self.half32.val()) {
@@ -884,181 +789,29 @@ impl Logic for Responder {
             self.st_ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
             self.st_ram.write_data.next = self.st_commit.word.val();
         }
-        // Receive doorbells (a commit empties the queue; BAR writes come one at a time).
+        // Receive doorbells (validated: the QPN fits) and the receive queues.
         self.db_ok.next = self.rq_doorbell_valid.val() & (self.rq_doorbell.val().get_bits::<8>(24) == self.zero8.val());
-        self.rq_pi_ram.write_enable.next = self.commit_ok.val() | self.db_ok.val();
-        self.rq_pi_ram.write_address.next = self.rq_doorbell.val().get_bits::<QP_SLOT_BITS>(16);
-        self.rq_pi_ram.write_data.next = self.rq_doorbell.val().get_bits::<16>(0);
-        if self.commit_ok.val() {
-            self.rq_pi_ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
-            self.rq_pi_ram.write_data.next = self.zero16.val();
-        }
-        self.pf_pi_ram.write_enable.next = self.rq_pi_ram.write_enable.val();
-        self.pf_pi_ram.write_address.next = self.rq_pi_ram.write_address.val();
-        self.pf_pi_ram.write_data.next = self.rq_pi_ram.write_data.val();
-
-        // The receive WQE prefetcher: it keeps one WQE per QP fetched ahead, so a SEND
-        // usually finds its buffer on the card. A QP is looked at when a doorbell comes and
-        // when its fetched WQE is taken (and when the FSM waits for it); a look that finds no
-        // WQE fetched or being fetched, and one posted, reads the next one from the ring.
-        self.ring_word.base_lo.next = self.qp_stage[22].val();
-        self.ring_word.base_hi.next = self.qp_stage[23].val();
-        self.ring_word.log.next = self.qp_stage[24].val().get_bits::<4>(0);
-        self.ring_ram.write_enable.next = self.commit_ok.val();
-        self.ring_ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
-        self.ring_ram.write_data.next = self.ring_word.word.val();
-        self.commit_mask.next = self.zero256.val();
-        if self.commit_ok.val() {
-            self.commit_mask.next = self.one256.val() << self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
-        }
-        // Look requests: a doorbell's first, then a taken WQE's, then the FSM's kick.
-        if self.db_ok.val() {
-            self.pend_db.d.next = true;
-            self.pend_db_qp.d.next = self.rq_doorbell.val().get_bits::<QP_SLOT_BITS>(16);
-        }
-        self.pf_push.next = self.pend_db.q.val() | self.pend_take.q.val() | ((self.state.q.val() == self.p_rq_wait.val()) & !self.kicked.q.val());
-        self.pf_push_qp.next = self.r_qp.q.val();
-        if self.pend_take.q.val() {
-            self.pf_push_qp.next = self.pend_take_qp.q.val();
-        }
-        if self.pend_db.q.val() {
-            self.pf_push_qp.next = self.pend_db_qp.q.val();
-        }
-        // (A full queue loses the request: the FSM's kick looks again when it waits.)
-        self.pf_look.wr_en.next = self.pf_push.val() & ((self.pf_look_tail.q.val() - self.pf_look.head.val()) != self.depth6.val());
-        self.pf_look.wr_addr.next = self.pf_look_tail.q.val().get_bits::<5>(0);
-        self.pf_look.wr_a.next = self.pf_push_qp.val();
-        self.pf_look.wr_b.next = self.zero1.val();
-        self.pf_look.wr_c.next = self.zero1.val();
-        self.pf_look.tail.next = self.pf_look_tail.q.val();
-        if self.pf_look.wr_en.val() {
-            self.pf_look_tail.d.next = self.pf_look_tail.q.val() + self.one6.val();
-        }
-        if self.pend_db.q.val() & !self.db_ok.val() {
-            self.pend_db.d.next = false;
-        }
-        if !self.pend_db.q.val() & self.pend_take.q.val() {
-            self.pend_take.d.next = false;
-        }
-        if (self.state.q.val() == self.p_rq_wait.val())
-            & !self.pend_db.q.val()
-            & !self.pend_take.q.val()
-            & ((self.pf_look_tail.q.val() - self.pf_look.head.val()) != self.depth6.val())
-        {
-            self.kicked.d.next = true;
-        }
-        // The look: the QP's producer index, next fetch index and ring, read as it is taken.
-        // (Not taken in a commit's cycle: the RAMs read would be the QP's as it was.)
-        self.pf_look.out_ready.next = (self.e_state.q.val() == self.e_idle.val()) & !self.qp_commit_valid.val();
-        self.pf_pi_ram.read_address.next = self.pf_look.out_a.val();
-        self.pf_fi_ram.read_address.next = self.pf_look.out_a.val();
-        self.ring_ram.read_address.next = self.pf_look.out_a.val();
-        if (self.e_state.q.val() == self.e_idle.val()) & self.pf_look.out_valid.val() & !self.qp_commit_valid.val() {
-            self.e_qp.d.next = self.pf_look.out_a.val();
-            self.e_state.d.next = self.e_look.val();
-        }
-        self.e_cached_at.next = self.cached.q.val() >> self.e_qp.q.val();
-        self.e_fetching_at.next = self.fetching.q.val() >> self.e_qp.q.val();
-        self.e_discard_at.next = self.discard.q.val() >> self.e_qp.q.val();
-        self.e_wanted.next = !self.e_cached_at.val().get_bit(0)
-            & !self.e_fetching_at.val().get_bit(0)
-            & !self.e_discard_at.val().get_bit(0)
-            & (self.pf_pi_ram.read_data.val() != self.pf_fi_ram.read_data.val());
-        if self.e_state.q.val() == self.e_look.val() {
-            self.e_fi.d.next = self.pf_fi_ram.read_data.val();
-            self.e_base.d.next = self.ring_ram.read_data.val().get_bits::<64>(0);
-            self.e_mask.d.next = (self.one16.val() << self.ring_ram.read_data.val().get_bits::<4>(64)) - self.one16.val();
-            self.e_state.d.next = self.e_idle.val();
-            if self.e_wanted.val() {
-                self.e_state.d.next = self.e_cmd.val();
-            }
-        }
-        // The read: one entry at the fetch index, while there is room to remember its QP (a
-        // commit in the same cycle goes first: it writes the fetch index too).
-        self.rq_off.zero.next = self.zero5.val();
-        self.rq_off.index.next = self.e_fi.q.val() & self.e_mask.q.val();
-        self.rd_valid.next = (self.e_state.q.val() == self.e_cmd.val())
-            & !self.qp_commit_valid.val()
-            & ((self.pf_flight_tail.q.val() - self.pf_flight.head.val()) != self.depth6.val());
-        self.rd_addr.next = self.e_base.q.val() + self.rq_off.word.val();
-        self.rd_len.next = self.wqe_len.val();
-        self.pf_issue.next = (self.e_state.q.val() == self.e_cmd.val())
-            & !self.qp_commit_valid.val()
-            & ((self.pf_flight_tail.q.val() - self.pf_flight.head.val()) != self.depth6.val())
-            & self.rd_ready.val();
-        if self.pf_issue.val() {
-            self.e_state.d.next = self.e_idle.val();
-            self.pf_flight_tail.d.next = self.pf_flight_tail.q.val() + self.one6.val();
-        }
-        // A commit of the QP being looked at ends the look (the commit empties its queue).
-        self.e_commit_hit.next = self.commit_ok.val()
-            & (self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0) == self.e_qp.q.val())
-            & (self.e_state.q.val() != self.e_idle.val());
-        if self.e_commit_hit.val() {
-            self.e_state.d.next = self.e_idle.val();
-        }
-        self.pf_flight.wr_en.next = self.pf_issue.val();
-        self.pf_flight.wr_addr.next = self.pf_flight_tail.q.val().get_bits::<5>(0);
-        self.pf_flight.wr_a.next = self.e_qp.q.val();
-        self.pf_flight.wr_b.next = self.zero1.val();
-        self.pf_flight.wr_c.next = self.zero1.val();
-        self.pf_flight.tail.next = self.pf_flight_tail.q.val();
-        self.pf_fi_ram.write_enable.next = self.pf_issue.val() | self.commit_ok.val();
-        self.pf_fi_ram.write_address.next = self.e_qp.q.val();
-        self.pf_fi_ram.write_data.next = self.e_fi.q.val() + self.one16.val();
-        if self.commit_ok.val() {
-            self.pf_fi_ram.write_address.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
-            self.pf_fi_ram.write_data.next = self.zero16.val();
-        }
-        self.fi_ram.write_enable.next = self.pf_fi_ram.write_enable.val();
-        self.fi_ram.write_address.next = self.pf_fi_ram.write_address.val();
-        self.fi_ram.write_data.next = self.pf_fi_ram.write_data.val();
-        // Fill: each returning beat is the WQE of the QP at the head of the flight queue.
-        self.rdd_ready.next = self.pf_flight.out_valid.val();
-        self.pf_fill.next = self.rdd_valid.val() & self.pf_flight.out_valid.val();
-        self.pf_flight.out_ready.next = self.rdd_valid.val();
-        self.cached_word.addr.next = self.rdd_data.val().get_bits::<64>(self.w_addr_at.val().index());
-        self.cached_word.len.next = self.rdd_data.val().get_bits::<32>(self.w_len_at.val().index());
-        self.cached_word.lkey.next = self.rdd_data.val().get_bits::<32>(self.w_lkey_at.val().index());
-        self.cached_word.error.next = self.zero1.val();
-        if self.rdd_error.val() {
-            self.cached_word.error.next = self.one1.val();
-        }
-        self.fill_mask.next = self.zero256.val();
-        if self.pf_fill.val() {
-            self.fill_mask.next = self.one256.val() << self.pf_flight.out_a.val();
-        }
-        self.fill_discard_at.next = self.discard.q.val() >> self.pf_flight.out_a.val();
-        self.fill_commit_at.next = self.commit_mask.val() >> self.pf_flight.out_a.val();
-        self.keep_fill.next = self.pf_fill.val() & !self.fill_discard_at.val().get_bit(0) & !self.fill_commit_at.val().get_bit(0);
-        self.wqe_ram.write_enable.next = self.keep_fill.val();
-        self.wqe_ram.write_address.next = self.pf_flight.out_a.val();
-        self.wqe_ram.write_data.next = self.cached_word.word.val();
-        self.wqe_ram.read_address.next = self.r_qp.q.val();
-        // The per-QP bits: fetched on fill, taken by the FSM, cleared by a commit.
-        self.set_cached.next = self.zero256.val();
-        if self.keep_fill.val() {
-            self.set_cached.next = self.fill_mask.val();
-        }
-        self.clear_fetching.next = self.commit_mask.val() | self.fill_mask.val();
-        self.discard.d.next = (self.discard.q.val() | (self.commit_mask.val() & self.fetching.q.val())) & !self.fill_mask.val();
-        // (A thrown-away fill lets the FSM ask again: the read it waited on was the old QP's.)
-        if self.pf_fill.val() & !self.keep_fill.val() {
-            self.kicked.d.next = false;
-        }
-        self.set_fetching.next = self.zero256.val();
-        if self.pf_issue.val() {
-            self.set_fetching.next = self.one256.val() << self.e_qp.q.val();
-        }
-        self.take_wqe.next = (self.state.q.val() == self.p_rq_data.val()) & !self.r_committed.q.val();
-        self.clear_cached.next = self.commit_mask.val();
-        if self.take_wqe.val() {
-            self.clear_cached.next = self.commit_mask.val() | (self.one256.val() << self.r_qp.q.val());
-            self.pend_take.d.next = true;
-            self.pend_take_qp.d.next = self.r_qp.q.val();
-        }
-        self.cached.d.next = (self.cached.q.val() | self.set_cached.val()) & !self.clear_cached.val();
-        self.fetching.d.next = (self.fetching.q.val() | self.set_fetching.val()) & !self.clear_fetching.val();
+        self.rq.clock.next = self.clock.val();
+        self.rq.commit_ok.next = self.commit_ok.val();
+        self.rq.commit_qp.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
+        self.rq.commit_any.next = self.qp_commit_valid.val();
+        self.rq.ring_lo.next = self.qp_stage[22].val();
+        self.rq.ring_hi.next = self.qp_stage[23].val();
+        self.rq.ring_log.next = self.qp_stage[24].val().get_bits::<4>(0);
+        self.rq.db_valid.next = self.db_ok.val();
+        self.rq.db_qp.next = self.rq_doorbell.val().get_bits::<QP_SLOT_BITS>(16);
+        self.rq.db_pi.next = self.rq_doorbell.val().get_bits::<16>(0);
+        self.rq.at_qp.next = self.r_qp.q.val();
+        self.rq.waiting.next = self.state.q.val() == self.p_rq_wait.val();
+        self.rq.take.next = (self.state.q.val() == self.p_rq_data.val()) & !self.r_committed.q.val();
+        self.rd_valid.next = self.rq.rd_valid.val();
+        self.rq.rd_ready.next = self.rd_ready.val();
+        self.rd_addr.next = self.rq.rd_addr.val();
+        self.rd_len.next = self.rq.rd_len.val();
+        self.rq.rdd_valid.next = self.rdd_valid.val();
+        self.rdd_ready.next = self.rq.rdd_ready.val();
+        self.rq.rdd_data.next = self.rdd_data.val();
+        self.rq.rdd_error.next = self.rdd_error.val();
 
         // Records: taken when idle; the QP's RAM words are read as the record is taken and
         // checked in the next cycle.
@@ -1066,14 +819,14 @@ impl Logic for Responder {
         // (Never in a commit's cycle: the words read would be the QP's as it was.)
         self.rec_ready.next = (self.state.q.val() == self.p_idle.val()) & !self.qp_commit_valid.val();
         self.rec_qp.next = self.rec_word0.val().get_bits::<QP_SLOT_BITS>(self.r_dest_qp_at.val().index());
+        self.rq.rec_take.next = (self.state.q.val() == self.p_idle.val()) & self.rec_valid.val() & !self.qp_commit_valid.val();
+        self.rq.rec_qp.next = self.rec_qp.val();
         // (Looked up with every record taken; the word is held until the next.)
         self.history.look_valid.next = (self.state.q.val() == self.p_idle.val()) & self.rec_valid.val() & !self.qp_commit_valid.val();
         self.history.look_qp.next = self.rec_qp.val();
         self.rec_op.next = self.rec_word0.val().get_bits::<8>(self.r_opcode_at.val().index());
         self.ctx_table.read_address.next = self.rec_qp.val();
         self.st_ram.read_address.next = self.rec_qp.val();
-        self.rq_pi_ram.read_address.next = self.rec_qp.val();
-        self.fi_ram.read_address.next = self.rec_qp.val();
         self.rt_tail_qp.next = self.rec_qp.val();
         self.qp_word.next = self.ctx_table.read_data.val();
         self.st.next = self.st_ram.read_data.val();
@@ -1122,7 +875,7 @@ impl Logic for Responder {
         }
         // The producer index: the RAM's, or a doorbell's that came as the record was taken
         // or comes now (the RAM has not caught up with either).
-        self.k_rq_pi.next = self.rq_pi_ram.read_data.val();
+        self.k_rq_pi.next = self.rq.rec_pi.val();
         if self.db_hit.q.val() {
             self.k_rq_pi.next = self.db_val.q.val();
         }
@@ -1142,12 +895,7 @@ impl Logic for Responder {
         self.imm.next = (self.k_op.val() == self.k_last_imm.val()) | (self.k_op.val() == self.k_only_imm.val());
         self.needs_wqe.next = (self.is_send.val() & self.first.val()) | (self.is_write.val() & self.imm.val());
         // A receive WQE is there: fetched, being fetched, or posted and not fetched yet.
-        self.r_cached_at.next = self.cached.q.val() >> self.r_qp.q.val();
-        self.r_fetching_at.next = self.fetching.q.val() >> self.r_qp.q.val();
-        self.is_cached.next = self.r_cached_at.val().get_bit(0);
-        self.is_fetching.next = self.r_fetching_at.val().get_bit(0);
-        self.k_fi.next = self.fi_ram.read_data.val();
-        self.rq_avail.next = self.is_cached.val() | self.is_fetching.val() | (self.k_rq_pi.val() != self.k_fi.val());
+        self.rq_avail.next = self.rq.at_cached.val() | self.rq.at_fetching.val() | (self.k_rq_pi.val() != self.rq.rec_fi.val());
         self.diff.next = self.r_psn.q.val() - self.k_epsn.val();
         self.pmtu.next = self.one32.val() << self.k_pmtu.val();
         self.len32.len.next = self.r_len.q.val();
@@ -1242,10 +990,9 @@ impl Logic for Responder {
             self.done_seq.d.next = self.done_seq.q.val() + self.one32.val();
         }
 
-        // ACK / NAK queue: a response is queued in packet order and leaves once the host has
-        // acknowledged every payload write issued before it, so a requester never sees an ACK
-        // for data not yet in memory — without holding up the packets behind it.
-        self.acks_q.clock.next = self.clock.val();
+        // The answer queue (`AckQueue`): in packet order, each released once the host has
+        // acknowledged every payload write issued before it.
+        self.answers.clock.next = self.clock.val();
         self.ack_word.syndrome.next = self.resp_syn.q.val();
         self.ack_word.psn.next = self.resp_psn.q.val();
         self.ack_word.msn.next = self.msn.q.val();
@@ -1261,12 +1008,10 @@ impl Logic for Responder {
         self.ack_word.wseq.next = self.issued_seq.q.val();
         // (An answer whose QP was committed while it waited for room is the old QP's: dropped,
         // so a READ of a QP reset or destroyed meanwhile reads nothing.)
-        self.ack_push.next = (self.state.q.val() == self.p_ack.val())
-            & ((self.acks_tail.q.val() - self.acks_q.head.val()) != self.acks_depth.val())
-            & !self.r_committed.q.val();
-        self.acks_q.wr_en.next = self.ack_push.val();
-        self.acks_q.wr_addr.next = self.acks_tail.q.val().get_bits::<4>(0);
-        self.acks_q.wr_a.next = self.ack_word.word.val();
+        self.answers.push.next = (self.state.q.val() == self.p_ack.val()) & !self.r_committed.q.val();
+        self.ack_push.next = self.answers.pushed.val();
+        self.answers.answer.next = self.ack_word.word.val();
+        self.answers.done_seq.next = self.done_seq.q.val();
         self.read_job.va.next = self.r_va.q.val();
         self.read_job.len.next = self.r_dma_len.q.val();
         self.read_job.pmtu.next = self.c_pmtu.q.val();
@@ -1290,35 +1035,28 @@ impl Logic for Responder {
             self.atomic_job.cas.next = self.one1.val();
         }
         self.atomic_job.qp.next = self.r_qp.q.val();
-        self.acks_q.wr_b.next = self.read_job.word.val();
+        self.answers.job.next = self.read_job.word.val();
         if self.resp_kind.q.val().get_bit(1) {
-            self.acks_q.wr_b.next = self.atomic_job.word.val();
+            self.answers.job.next = self.atomic_job.word.val();
         }
-        self.acks_q.wr_c.next = self.resp_kind.q.val();
-        self.acks_q.tail.next = self.acks_tail.q.val();
-        if self.ack_push.val() {
-            self.acks_tail.d.next = self.acks_tail.q.val() + self.one5.val();
-        }
-        self.ack_out.next = self.acks_q.out_a.val();
-        // (The release condition is spelled out in both uses: see the requester.)
-        self.ack_valid.next = self.acks_q.out_valid.val()
-            & ((self.done_seq.q.val() - self.acks_q.out_a.val().get_bits::<32>(self.a_wseq.val().index())) < self.half32.val());
-        // (`ResponseTx` takes the head off only after it saw it valid, perhaps many cycles
-        // later: the release is not asked again.)
-        self.acks_q.out_ready.next = self.ack_ready.val();
-        self.ack_kind.next = self.acks_q.out_c.val();
-        self.ack_value.next = self.acks_q.out_b.val().get_bits::<64>(64);
-        self.ack_compare.next = self.acks_q.out_b.val().get_bits::<64>(128);
-        self.ack_cas.next = self.acks_q.out_b.val().get_bit(192);
-        self.ack_qp.next = self.acks_q.out_b.val().get_bits::<QP_SLOT_BITS>(193);
-        self.ack_va.next = self.acks_q.out_b.val().get_bits::<64>(0);
-        self.ack_len.next = self.acks_q.out_b.val().get_bits::<32>(64);
-        self.ack_pmtu.next = self.acks_q.out_b.val().get_bits::<4>(96);
-        self.ack_mid.next = self.acks_q.out_b.val().get_bit(100);
-        self.ack_kept.next = self.acks_q.out_b.val().get_bit(101);
-        self.ack_slot.next = self.acks_q.out_b.val().get_bits::<3>(102);
-        self.ack_gen.next = self.acks_q.out_b.val().get_bits::<2>(105);
-        self.history.check_qp.next = self.acks_q.out_b.val().get_bits::<QP_SLOT_BITS>(193);
+        self.answers.kind.next = self.resp_kind.q.val();
+        self.ack_out.next = self.answers.out_answer.val();
+        self.ack_job.next = self.answers.out_job.val();
+        self.ack_valid.next = self.answers.out_valid.val();
+        self.answers.out_ready.next = self.ack_ready.val();
+        self.ack_kind.next = self.answers.out_kind.val();
+        self.ack_value.next = self.ack_job.val().get_bits::<64>(64);
+        self.ack_compare.next = self.ack_job.val().get_bits::<64>(128);
+        self.ack_cas.next = self.ack_job.val().get_bit(192);
+        self.ack_qp.next = self.ack_job.val().get_bits::<QP_SLOT_BITS>(193);
+        self.ack_va.next = self.ack_job.val().get_bits::<64>(0);
+        self.ack_len.next = self.ack_job.val().get_bits::<32>(64);
+        self.ack_pmtu.next = self.ack_job.val().get_bits::<4>(96);
+        self.ack_mid.next = self.ack_job.val().get_bit(100);
+        self.ack_kept.next = self.ack_job.val().get_bit(101);
+        self.ack_slot.next = self.ack_job.val().get_bits::<3>(102);
+        self.ack_gen.next = self.ack_job.val().get_bits::<2>(105);
+        self.history.check_qp.next = self.ack_job.val().get_bits::<QP_SLOT_BITS>(193);
         self.check_gens.next = self.history.check_gens.val();
         self.ack_syndrome.next = self.ack_out.val().get_bits::<8>(self.a_syndrome.val().index());
         self.ack_psn.next = self.ack_out.val().get_bits::<24>(self.a_psn.val().index());
@@ -1394,7 +1132,6 @@ impl Logic for Responder {
             self.rc_pend.d.next = false;
             self.rc_q_op.d.next = self.cq_recv.val();
             self.rc_q_imm.d.next = false;
-            self.kicked.d.next = false;
             self.cmd_done.d.next = false;
             self.fwd.d.next = self.dirty.q.val() & !self.r_committed.q.val() & (self.rec_qp.val() == self.r_qp.q.val());
             self.r_committed.d.next = false;
@@ -1732,20 +1469,20 @@ impl Logic for Responder {
         }
         // Waiting for the prefetched WQE: once its bit is set its word is in the RAM, read at
         // the packet's QP in every cycle and taken in the next.
-        if (self.state.q.val() == self.p_rq_wait.val()) & self.is_cached.val() {
+        if (self.state.q.val() == self.p_rq_wait.val()) & self.rq.at_cached.val() {
             self.state.d.next = self.p_rq_data.val();
         }
-        if (self.state.q.val() == self.p_rq_wait.val()) & !self.is_cached.val() {
+        if (self.state.q.val() == self.p_rq_wait.val()) & !self.rq.at_cached.val() {
             self.n_rq_wait.d.next = self.n_rq_wait.q.val() + self.one32.val();
         }
         if self.state.q.val() == self.p_rq_data.val() {
             // The WQE is consumed whatever it holds.
             self.rc_q_index.d.next = self.rq_ci.q.val();
             self.rq_ci.d.next = self.rq_ci.q.val() + self.one16.val();
-            self.q_addr.d.next = self.wqe_ram.read_data.val().get_bits::<64>(0);
-            self.q_len.d.next = self.wqe_ram.read_data.val().get_bits::<32>(64);
-            self.q_lkey.d.next = self.wqe_ram.read_data.val().get_bits::<32>(96);
-            self.q_error.d.next = self.wqe_ram.read_data.val().get_bit(128);
+            self.q_addr.d.next = self.rq.wqe_addr.val();
+            self.q_len.d.next = self.rq.wqe_len.val();
+            self.q_lkey.d.next = self.rq.wqe_lkey.val();
+            self.q_error.d.next = self.rq.wqe_error.val();
             self.state.d.next = self.p_mr_issue.val();
             if self.is_write.val() {
                 self.state.d.next = self.p_write.val();
@@ -2061,5 +1798,13 @@ mod tests {
         assert_eq!(at(read, "qp"), 193, "a READ job's QP slot where an atomic's is");
         let atomic = AtomicJob::FIELDS;
         assert_eq!([at(atomic, "value"), at(atomic, "compare"), at(atomic, "cas"), at(atomic, "qp")], [64, 128, 192, 193]);
+    }
+
+    #[test]
+    fn answer_and_job_words_fit_the_queue() {
+        // `AckQueue` releases an answer by the write count in its top 32 bits.
+        let width = |f: &[(&str, usize)]| f.iter().map(|f| f.1).sum::<usize>();
+        assert_eq!((width(AckWord::FIELDS), at(AckWord::FIELDS, "wseq")), (ANSWER_BITS, ANSWER_BITS - 32));
+        assert_eq!((width(ReadJob::FIELDS), width(AtomicJob::FIELDS) <= JOB_BITS), (JOB_BITS, true));
     }
 }

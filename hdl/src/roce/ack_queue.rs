@@ -1,0 +1,77 @@
+//! The responder's answer queue: ACKs, NAKs, READs and atomics to answer, in request order,
+//! for `ResponseTx`. An entry is released only once the host has acknowledged every payload
+//! write the responder issued before it (`answer`'s `wseq` against `done_seq`), so a requester
+//! never sees an ACK for data not in memory, a READ returns what an earlier WRITE put there,
+//! and an atomic sees the writes before it — without holding up the packets behind it, which
+//! go on being placed while the answer waits.
+
+use crate::ram_fifo::RamFifo;
+use crate::stream::c;
+use rust_hdl::prelude::*;
+
+/// Bits of a queued answer (the responder's `AckWord`), its job word (`ReadJob` /
+/// `AtomicJob`) and kind (`response_tx::JOB_*`).
+pub const ANSWER_BITS: usize = 374;
+pub const JOB_BITS: usize = 201;
+/// Where the answer word keeps the count of payload writes issued before it (its top bits).
+const WSEQ_AT: usize = ANSWER_BITS - 32;
+/// Entries (a power of two; the pointers have one bit more).
+const DEPTH: u64 = 16;
+
+crate::hdl_block! {
+    pub struct AckQueue {
+        pub clock: Signal<In, Clock>,
+        /// Queue `answer`, `job`, `kind` now; `pushed` says it went in (not while full).
+        pub push: Signal<In, Bit>,
+        pub answer: Signal<In, Bits<ANSWER_BITS>>,
+        pub job: Signal<In, Bits<JOB_BITS>>,
+        pub kind: Signal<In, Bits<2>>,
+        pub pushed: Signal<Out, Bit>,
+        /// Payload writes the host has acknowledged so far (counts modulo 2^32).
+        pub done_seq: Signal<In, Bits<32>>,
+        /// The oldest entry, once released.
+        pub out_valid: Signal<Out, Bit>,
+        pub out_ready: Signal<In, Bit>,
+        pub out_answer: Signal<Out, Bits<ANSWER_BITS>>,
+        pub out_job: Signal<Out, Bits<JOB_BITS>>,
+        pub out_kind: Signal<Out, Bits<2>>,
+        /// The queue's pointers: entries before `head` have left, `tail` is the next free.
+        pub head: Signal<Out, Bits<5>>,
+        pub tail: Signal<Out, Bits<5>>,
+
+        fifo: RamFifo<5, 4, ANSWER_BITS, JOB_BITS, 2>,
+        tail_q: DFF<Bits<5>>,
+        one5: Constant<Bits<5>> = c::<5>(1),
+        depth: Constant<Bits<5>> = c::<5>(DEPTH),
+        half32: Constant<Bits<32>> = c::<32>(0x8000_0000),
+        wseq_at: Constant<Bits<9>> = c::<9>(WSEQ_AT as u64),
+    }
+}
+
+impl Logic for AckQueue {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, tail_q);
+        self.fifo.clock.next = self.clock.val();
+        self.pushed.next = self.push.val() & ((self.tail_q.q.val() - self.fifo.head.val()) != self.depth.val());
+        self.fifo.wr_en.next = self.pushed.val();
+        self.fifo.wr_addr.next = self.tail_q.q.val().get_bits::<4>(0);
+        self.fifo.wr_a.next = self.answer.val();
+        self.fifo.wr_b.next = self.job.val();
+        self.fifo.wr_c.next = self.kind.val();
+        self.fifo.tail.next = self.tail_q.q.val();
+        if self.pushed.val() {
+            self.tail_q.d.next = self.tail_q.q.val() + self.one5.val();
+        }
+        // (`ResponseTx` takes the head off only after it saw it valid, perhaps many cycles
+        // later: the release is not asked again.)
+        self.out_valid.next = self.fifo.out_valid.val()
+            & ((self.done_seq.val() - self.fifo.out_a.val().get_bits::<32>(self.wseq_at.val().index())) < self.half32.val());
+        self.fifo.out_ready.next = self.out_ready.val();
+        self.out_answer.next = self.fifo.out_a.val();
+        self.out_job.next = self.fifo.out_b.val();
+        self.out_kind.next = self.fifo.out_c.val();
+        self.head.next = self.fifo.head.val();
+        self.tail.next = self.tail_q.q.val();
+    }
+}
