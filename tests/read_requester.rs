@@ -309,7 +309,10 @@ fn a_qp_with_max_dest_rd_atomic_0_refuses_reads_and_atomics() {
         let e = p.b.modify_qp(&mut p.qb, QpState::Rtr, &rtr(9)).unwrap_err();
         assert!(e.to_string().contains("max_dest_rd_atomic") && e.to_string().contains("9 is more than 8"), "{e}");
         p.b.modify_qp(&mut p.qb, QpState::Rtr, &rtr(0)).unwrap();
-        p.b.modify_qp(&mut p.qb, QpState::Rts, &QpAttr { sq_psn: Some(0), ..Default::default() }).unwrap();
+        let rts = QpAttr { sq_psn: Some(0), ..Default::default() };
+        let e = p.b.modify_qp(&mut p.qb, QpState::Rts, &QpAttr { max_dest_rd_atomic: Some(1), ..rts }).unwrap_err();
+        assert!(e.to_string().contains("is set on the way to Rtr"), "{e}");
+        p.b.modify_qp(&mut p.qb, QpState::Rts, &rts).unwrap();
         let read = p.read(1, 0, 0, 500);
         let atomic = p.atomic(1, SendOp::FetchAdd, 0, 8, 1, 0);
         let wrs = if first == SendOp::Read { [read, SendWr { wr_id: 2, ..atomic }] } else { [atomic, SendWr { wr_id: 2, ..read }] };

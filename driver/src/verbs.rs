@@ -221,8 +221,8 @@ pub struct QpAttr {
     /// Rts; default 8.
     pub max_rd_atomic: Option<u8>,
     /// READ and atomic requests the peer may have outstanding at this QP (0 ... 8; 0 refuses
-    /// every READ and atomic with NAK invalid request). Rtr; default 8. The card keeps 8 per
-    /// QP whatever the value.
+    /// every new READ and atomic with NAK invalid request). Rtr (refused elsewhere); default 8
+    /// at every Rtr it is not given to. The card keeps 8 per QP whatever the value.
     pub max_dest_rd_atomic: Option<u8>,
 }
 
@@ -783,6 +783,12 @@ impl<B: Bus> Context<B> {
             return Err(VerbsError::BadTransition { from: qp.state, to });
         }
         let mut ctx = qp.ctx;
+        if to != Rtr && attr.max_dest_rd_atomic.is_some() {
+            return Err(VerbsError::BadAttribute("max_dest_rd_atomic", "is set on the way to Rtr".into()));
+        }
+        if to != Rts && attr.max_rd_atomic.is_some() {
+            return Err(VerbsError::BadAttribute("max_rd_atomic", "is set on the way to Rts".into()));
+        }
         if to == Rtr {
             let path = attr.path.ok_or(VerbsError::BadAttribute("path", "Rtr needs the remote address".into()))?;
             let pmtu = attr.pmtu.ok_or(VerbsError::BadAttribute("pmtu", "Rtr needs the path MTU".into()))?;
@@ -811,12 +817,13 @@ impl<B: Bus> Context<B> {
             if rq_psn > PSN_MASK {
                 return Err(VerbsError::BadAttribute("rq_psn", format!("{rq_psn:#x} is wider than 24 bits")));
             }
-            if let Some(n) = attr.max_dest_rd_atomic {
-                if n > RD_SLOTS {
-                    return Err(VerbsError::BadAttribute("max_dest_rd_atomic", format!("{n} is more than {RD_SLOTS}")));
-                }
-                ctx.max_dest_rd_atomic = n;
+            // (Given on the way to Rtr, as in verbs, or the default again: a QP reset and set up
+            // anew does not keep an earlier setting.)
+            let n = attr.max_dest_rd_atomic.unwrap_or(RD_SLOTS);
+            if n > RD_SLOTS {
+                return Err(VerbsError::BadAttribute("max_dest_rd_atomic", format!("{n} is more than {RD_SLOTS}")));
             }
+            ctx.max_dest_rd_atomic = n;
             ctx.pmtu_log2 = log;
             ctx.dest_qpn = dest_qpn;
             ctx.rq_psn = rq_psn;

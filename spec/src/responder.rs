@@ -117,6 +117,9 @@ pub struct RspState {
     /// duplicate READ inside one of them is answered from the middle.
     pub reads: [Option<SavedRead>; SAVED_ATOMICS],
     pub reads_next: usize,
+    /// The QP's last answer is one to the kept READ in this slot of `reads` (None: another
+    /// answer, or one to no kept READ): only a duplicate of that READ may replace answers.
+    pub last_read: Option<usize>,
 }
 
 /// A READ the responder executed: its first PSN and how many PSNs its responses take.
@@ -231,10 +234,12 @@ pub struct Effect {
 /// the rest of a READ (VA and length moved on): its answer goes on from the middle, MIDDLE
 /// ... LAST (or LAST alone), as the original stream would have (Linux rxe answers so, and its
 /// requester refuses a FIRST there). `slot`: the kept READ (`RspState::reads`) the answer
-/// belongs to — a new READ's, or the one a duplicate lies inside (none for a duplicate outside
-/// them all). A later answer with the same slot *replaces* this one: it may stop at any packet
-/// boundary, before its first packet too (the responder's resources, as rxe's; the requester
-/// that asked again drops the rest of the old answer anyway).
+/// belongs to — a new READ's, or the one a duplicate lies inside when the QP's last answer is
+/// to that READ (none for a duplicate outside them all, or behind another answer). A later
+/// answer with the same slot *replaces* this one: it may stop at any packet boundary, before
+/// its first packet too (IBTA lets a responder give up an answer in progress for the
+/// duplicate's; as the duplicate's answer follows it directly, the requester sees the PSNs in
+/// order either way).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadReply {
     pub psn: u32,
@@ -300,6 +305,18 @@ impl RspState {
     /// One arriving packet for a QP with context `ctx` (`None`: no such QP), memory regions
     /// `mrs`, and the receive WQEs posted to the QP since its commit, oldest first (`rq`).
     pub fn receive(&mut self, ctx: Option<&QpContext>, mrs: &[Option<MemoryRegion>], rq: &[RecvWqe], pkt: &RocePacket) -> Effect {
+        let e = self.admit(ctx, mrs, rq, pkt);
+        // (A duplicate atomic is queued for its answer even when its result is gone.)
+        let answered = e.response.is_some() || e.atomic.is_some() || (e.outcome == Outcome::Duplicate && matches!(pkt.bth.opcode, OP_CMP_SWAP | OP_FETCH_ADD));
+        if let Some(r) = e.read {
+            self.last_read = r.slot;
+        } else if answered {
+            self.last_read = None;
+        }
+        e
+    }
+
+    fn admit(&mut self, ctx: Option<&QpContext>, mrs: &[Option<MemoryRegion>], rq: &[RecvWqe], pkt: &RocePacket) -> Effect {
         let effect = |outcome, response, completion| Effect { outcome, response, completion, read: None, atomic: None };
         let Some(ctx) = ctx.filter(|c| matches!(c.state, qp_state::RTR | qp_state::RTS) && !self.error) else {
             return effect(Outcome::BadQp, None, None);
@@ -446,6 +463,11 @@ impl RspState {
             Effect { outcome, response: Some(Response { syndrome, psn: p, msn: s.msn }), completion: None, read: None, atomic: None }
         };
         let reth = pkt.ext.iter().find_map(|e| if let Ext::Reth(r) = e { Some(*r) } else { None }).unwrap_or(Reth::default());
+        if duplicate && ctx.max_dest_rd_atomic == 0 {
+            // No READ was executed on this QP: one behind the ePSN is stale and dropped (rxe
+            // drops a duplicate it holds no resource for).
+            return Effect { outcome: Outcome::Duplicate, response: None, completion: None, read: None, atomic: None };
+        }
         if (self.in_msg && !duplicate) || !pkt.payload.is_empty() || reth.dma_len > MAX_MESSAGE || ctx.max_dest_rd_atomic == 0 {
             return nak(self, Outcome::InvalidRequest, aeth::NAK_INVALID_REQUEST);
         }
@@ -454,8 +476,9 @@ impl RspState {
         }
         let packets = ReadReply::packets(reth.dma_len, ctx.pmtu_log2);
         let inside = |r: &SavedRead| (psn::diff(p, r.psn) as u32) < r.packets;
-        // (The last slot that holds it, as the card's compare of all eight at once.)
-        let mut slot = self.reads.iter().rposition(|r| r.as_ref().is_some_and(inside));
+        // (The last slot that holds it, as the card's compare of all eight at once; a duplicate
+        // replaces only answers that are the QP's last, so its own follows them directly.)
+        let mut slot = self.reads.iter().rposition(|r| r.as_ref().is_some_and(inside)).filter(|s| self.last_read == Some(*s));
         if !duplicate {
             self.epsn = psn::add(self.epsn, packets);
             self.nak_sent = false;
@@ -733,7 +756,8 @@ mod tests {
         // A duplicate is executed again from its PSN; the state stays. One inside the first
         // READ (its rest, asked for again) is answered from the middle: MIDDLE, LAST.
         let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_READ_REQUEST, 101, 0, 0, reth(0x1C00, 0x101, 2000)));
-        assert_eq!((e.outcome, e.read), (Outcome::Duplicate, Some(ReadReply { psn: 101, va: 0x1C00, len: 2000, msn: 2, mid: true, slot: Some(0) })));
+        // (The QP's last answer is the one to READ 103: this one replaces nothing.)
+        assert_eq!((e.outcome, e.read), (Outcome::Duplicate, Some(ReadReply { psn: 101, va: 0x1C00, len: 2000, msn: 2, mid: true, slot: None })));
         assert_eq!((s.epsn, s.msn), (104, 2));
         let ops: Vec<(u8, bool)> = e.read.unwrap().responses(10).iter().map(|r| (r.opcode, r.aeth.is_some())).collect();
         assert_eq!(ops, [(OP_READ_RESPONSE_MIDDLE, false), (OP_READ_RESPONSE_LAST, true)]);
@@ -742,10 +766,20 @@ mod tests {
         // At a READ's first PSN, or at a PSN no kept READ covers: FIRST / ONLY.
         let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_READ_REQUEST, 100, 0, 0, reth(0x1800, 0x101, 3000)));
         assert_eq!(e.read.map(|r| (r.mid, r.responses(10)[0].opcode)), Some((false, OP_READ_RESPONSE_FIRST)));
-        assert_eq!(e.read.map(|r| r.slot), Some(Some(0)), "it replaces the first answer");
+        assert_eq!(e.read.map(|r| r.slot), Some(None), "behind other answers: replaces nothing");
         let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_READ_REQUEST, 99, 0, 0, reth(0x1800, 0x101, 8)));
         assert_eq!(e.read.map(|r| (r.mid, r.responses(10)[0].opcode)), Some((false, OP_READ_RESPONSE_ONLY)));
         assert_eq!(e.read.map(|r| r.slot), Some(None), "outside every kept READ: replaces nothing");
+        // A duplicate of the READ whose answer is the QP's last replaces it, and its own answer
+        // is replaced by the next such duplicate; any other answer in between ends that.
+        let mut t = RspState::new(100);
+        let read = |t: &mut RspState, p, va, len| t.receive(Some(&c), &mrs, &[], &pkt(OP_READ_REQUEST, p, 0, 0, reth(va, 0x101, len))).read.unwrap().slot;
+        assert_eq!(read(&mut t, 100, 0x1800, 3000), Some(0));
+        assert_eq!(read(&mut t, 101, 0x1C00, 2000), Some(0), "the last answer is READ 100's");
+        assert_eq!(read(&mut t, 100, 0x1800, 3000), Some(0), "the last answer is its duplicate's");
+        assert_eq!(read(&mut t, 103, 0x1800, 8), Some(1));
+        assert_eq!(read(&mut t, 100, 0x1800, 3000), None, "READ 103's answer is behind");
+        assert_eq!(read(&mut t, 103, 0x1800, 8), None, "the duplicate's answer is behind");
         // A READ ahead of the ePSN is a sequence error like any request.
         let e = s.receive(Some(&c), &mrs, &[], &pkt(OP_READ_REQUEST, 106, 0, 0, reth(0x1800, 0x101, 8)));
         assert_eq!((e.outcome, e.read), (Outcome::SequenceError, None));
@@ -762,14 +796,17 @@ mod tests {
             let e = t.receive(Some(&c), &mrs, &[], &p);
             assert_eq!((e.outcome, e.read, t.error, t.epsn), (want, None, true, 104));
         }
-        // A QP with max_dest_rd_atomic 0 takes no READ (new or duplicate) and no atomic.
+        // A QP with max_dest_rd_atomic 0 takes no READ and no atomic; a READ behind the ePSN
+        // there is stale: dropped.
         let none = QpContext { max_dest_rd_atomic: 0, ..c };
-        let reads = [pkt(OP_READ_REQUEST, 104, 0, 0, reth(0x1800, 0x101, 8)), pkt(OP_READ_REQUEST, 100, 0, 0, reth(0x1800, 0x101, 8))];
-        for p in reads.into_iter().chain([pkt(OP_FETCH_ADD, 104, 0, 0, reth(0x1800, 0x101, 0))]) {
+        for p in [pkt(OP_READ_REQUEST, 104, 0, 0, reth(0x1800, 0x101, 8)), pkt(OP_FETCH_ADD, 104, 0, 0, reth(0x1800, 0x101, 0))] {
             let mut t = s;
             let e = t.receive(Some(&none), &mrs, &[], &p);
             assert_eq!((e.outcome, e.read, e.atomic, t.error), (Outcome::InvalidRequest, None, None, true), "{:#x}", p.bth.opcode);
         }
+        let mut t = s;
+        let e = t.receive(Some(&none), &mrs, &[], &pkt(OP_READ_REQUEST, 100, 0, 0, reth(0x1800, 0x101, 8)));
+        assert_eq!((e.outcome, e.read, e.response, t.error), (Outcome::Duplicate, None, None, false));
         // Between the packets of a WRITE it is an invalid request too.
         let mut mrs_w = mrs.clone();
         mrs_w[2] = Some(MemoryRegion { access: mr::access::REMOTE_WRITE | mr::access::REMOTE_READ, ..write_only });

@@ -18,8 +18,10 @@
 //! One block-RAM word per QP holds the eight entries, the slot the next one goes to, a valid
 //! bit and a generation per entry. `look` (the responder took a request record) reads the QP's
 //! word; it is held from the next cycle, and `mid` and the tag compare the record's PSN
-//! (`look_psn`, held by the responder) with every entry at once, valid two cycles after the
-//! look. `save` (a new READ passed its key check) writes the held word back with the READ in
+//! (`look_psn`, held by the responder) with every entry at once: `mid` valid two cycles after
+//! the look, the tag (registered) three — the key check a READ waits for takes longer. A
+//! duplicate is tagged (may replace) only when the QP's last answer queued is one to the same
+//! kept READ (`last_read`, the responder's per-QP state). `save` (a new READ passed its key check) writes the held word back with the READ in
 //! the next slot; `bump` (a duplicate inside a kept READ passed it) with that entry's new
 //! generation. A commit clears the QP's word; a write in the commit's cycle waits a cycle (BAR
 //! commits are at least three cycles apart), and one for the QP being committed is dropped (it
@@ -79,9 +81,17 @@ crate::hdl_block! {
         pub mid: Signal<Out, Bit>,
         /// The looked-up request is a duplicate (held like `look_psn`).
         pub look_dup: Signal<In, Bit>,
+        /// The QP's last answer queued is one to the READ kept in slot `last_slot` (held like
+        /// `look_psn`): only then may a duplicate of that READ replace its answers — with an
+        /// answer of another request behind them, the duplicate's answer would come after that
+        /// one, and a requester waiting for the READ's next response would take the other's
+        /// PSN for a loss.
+        pub last_read: Signal<In, Bit>,
+        pub last_slot: Signal<In, Bits<3>>,
         /// The entry an answer to the looked-up READ belongs to, and its generation: a new
         /// READ's next slot, a duplicate's kept READ with the generation a bump gives it (none
-        /// for a duplicate outside the kept READs).
+        /// for a duplicate outside the kept READs, or of one whose answers are not the QP's
+        /// last: answered in full, replacing nothing).
         pub tag_valid: Signal<Out, Bit>,
         pub tag_slot: Signal<Out, Bits<3>>,
         pub tag_gen: Signal<Out, Bits<2>>,
@@ -89,7 +99,8 @@ crate::hdl_block! {
         pub save_valid: Signal<In, Bit>,
         pub save_psn: Signal<In, Bits<24>>,
         pub save_packets: Signal<In, Bits<24>>,
-        /// A duplicate of the looked-up QP answered: its entry takes the tag's generation.
+        /// A duplicate of the looked-up QP answered, with a tag: its entry takes the tag's
+        /// generation.
         pub bump_valid: Signal<In, Bit>,
         /// Every entry's generation of QP slot `check_qp`, the cycle after (for `ResponseTx`).
         pub check_qp: Signal<In, Bits<QP_SLOT_BITS>>,
@@ -110,6 +121,9 @@ crate::hdl_block! {
         new_word: Signal<Local, Bits<WORD>>,
         saved_word: Signal<Local, Bits<WORD>>,
         save_now: Signal<Local, Bit>,
+        t_valid: DFF<Bit>,
+        t_slot: DFF<Bits<3>>,
+        t_gen: DFF<Bits<2>>,
         hit_slot: Signal<Local, Bits<3>>,
         hit_gen: Signal<Local, Bits<2>>,
         next_gen: Signal<Local, Bits<2>>,
@@ -137,7 +151,7 @@ crate::hdl_block! {
 impl Logic for ReadHistory {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, loaded, h_qp, held, p_valid, p_qp, p_word);
+        dff_setup!(self, clock, loaded, h_qp, held, p_valid, p_qp, p_word, t_valid, t_slot, t_gen);
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
         self.gens.read_clock.next = self.clock.val();
@@ -181,14 +195,18 @@ impl Logic for ReadHistory {
         // The tag: a new READ takes the next slot as its generation stands (the READ it
         // replaces there is long answered when a requester keeps to eight); a duplicate its
         // kept READ's next generation.
-        self.tag_valid.next = true;
-        self.tag_slot.next = self.held.q.val().get_bits::<3>(384);
-        self.tag_gen.next = self.next_gen.val();
+        // (Registered: the owner's bump, which reads the tag, comes from no path through here.)
+        self.t_valid.d.next = true;
+        self.t_slot.d.next = self.held.q.val().get_bits::<3>(384);
+        self.t_gen.d.next = self.next_gen.val();
         if self.look_dup.val() {
-            self.tag_valid.next = self.any_in.val();
-            self.tag_slot.next = self.hit_slot.val();
-            self.tag_gen.next = self.hit_gen.val() + self.one2.val();
+            self.t_valid.d.next = self.any_in.val() & self.last_read.val() & (self.last_slot.val() == self.hit_slot.val());
+            self.t_slot.d.next = self.hit_slot.val();
+            self.t_gen.d.next = self.hit_gen.val() + self.one2.val();
         }
+        self.tag_valid.next = self.t_valid.q.val();
+        self.tag_slot.next = self.t_slot.q.val();
+        self.tag_gen.next = self.t_gen.q.val();
         self.bumped_gens.next = self.held.q.val().get_bits::<16>(395);
         for i in 0..SAVED {
             if self.hit_slot.val() == self.slot_no[i].val() {

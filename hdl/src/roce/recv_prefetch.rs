@@ -370,7 +370,7 @@ mod tests {
     fn cached_wqe_slices_are_where_update_reads_them() {
         let f = |name: &str| {
             let i = CachedWqe::FIELDS.iter().position(|f| f.0 == name).unwrap();
-            CachedWqe::FIELDS[..i].iter().map(|f| f.1 as usize).sum::<usize>()
+            CachedWqe::FIELDS[..i].iter().map(|f| f.1).sum::<usize>()
         };
         assert_eq!((f("addr"), f("len"), f("lkey"), f("error")), (0, 64, 96, 128));
     }

@@ -48,9 +48,11 @@ use rust_hdl::prelude::*;
 
 pack_word! {
     /// The responder's state of a QP as its RAM holds it.
-    lsb_first RspStateWord: 321 {
+    /// `last_read`, `last_slot`: the QP's last answer queued is one to the READ kept in
+    /// `ReadHistory` slot `last_slot` (a duplicate of that READ may replace it).
+    lsb_first RspStateWord: 325 {
         epsn: 24, msn: 24, in_msg: 1, nak_sent: 1, va: 64, left: 32, send: 1, count: 32, rq_ci: 16,
-        error: 1, key: 32, epoch: 32, rd_head: 4, rd_n: 24, rd_nak: 1, rd_epoch: 32,
+        error: 1, key: 32, epoch: 32, rd_head: 4, rd_n: 24, rd_nak: 1, rd_epoch: 32, last_read: 1, last_slot: 3,
     }
 }
 pack_word! {
@@ -263,7 +265,7 @@ crate::hdl_block! {
         ctx_table: QpTable,
         /// The READs executed per QP: a duplicate inside one is answered from the middle.
         history: ReadHistory,
-        st_ram: RAM<Bits<321>, QP_SLOT_BITS>,
+        st_ram: RAM<Bits<325>, QP_SLOT_BITS>,
         /// The receive queues: producer and fetch indexes, rings, WQEs fetched ahead.
         rq: RecvPrefetch,
         /// The packet's QP has a receive WQE posted (fetched, being fetched, or in the ring).
@@ -363,6 +365,13 @@ crate::hdl_block! {
         s_rd_n: Constant<Bits<9>> = st_at("rd_n"),
         s_rd_nak: Constant<Bits<9>> = st_at("rd_nak"),
         s_rd_epoch: Constant<Bits<9>> = st_at("rd_epoch"),
+        s_last_read: Constant<Bits<9>> = st_at("last_read"),
+        s_last_slot: Constant<Bits<9>> = st_at("last_slot"),
+        /// The QP's last queued answer (`RspStateWord::last_read`), for `ReadHistory`.
+        last_read: DFF<Bit>,
+        last_slot: DFF<Bits<3>>,
+        k_last_read: Signal<Local, Bit>,
+        k_last_slot: Signal<Local, Bits<3>>,
         /// The region epoch the oldest READ's buffer was last checked in (its first response
         /// checks the whole buffer; later ones only after a region changed).
         rd_epoch: DFF<Bits<32>>,
@@ -608,7 +617,7 @@ crate::hdl_block! {
         commit_ok: Signal<Local, Bit>,
         db_ok: Signal<Local, Bit>,
         qp_word: Signal<Local, Bits<CTX_BITS>>,
-        st: Signal<Local, Bits<321>>,
+        st: Signal<Local, Bits<325>>,
         is_write: Signal<Local, Bit>,
         is_send: Signal<Local, Bit>,
         k_op: Signal<Local, Bits<8>>,
@@ -683,7 +692,7 @@ impl Logic for Responder {
             dirty, fwd, r_committed, r_dup, resp_kind, r_swap, r_compare, c_pmtu, issued_seq, done_seq, n_placed, n_acks, n_naks_seq, n_naks_invalid, n_naks_access,
             n_duplicates, n_bad_qp, n_set_aside, n_naks_rnr, n_naks_operational, n_receives, n_rq_wait, r_pkey, r_ipv6,
             r_ip_src, m_key, m_epoch, rechk, epoch, snap_valid, snap_epoch, snap_seq, snap_tail, snap_drained, fence, n_bad_source,
-            rd_head, rd_n, rd_nak, rd_epoch, rr_rest, r_tail, rr, rr_va, rr_key, rr_last, r_aack, cpl_pend, cpl_k, n_read_placed, n_read_dropped, n_implied
+            rd_head, rd_n, rd_nak, rd_epoch, last_read, last_slot, rr_rest, r_tail, rr, rr_va, rr_key, rr_last, r_aack, cpl_pend, cpl_k, n_read_placed, n_read_dropped, n_implied
         );
         self.ctx_table.clock.next = self.clock.val();
         self.history.clock.next = self.clock.val();
@@ -691,6 +700,8 @@ impl Logic for Responder {
         self.history.qp_commit.next = self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0);
         self.history.look_psn.next = self.r_psn.q.val();
         self.history.look_dup.next = self.r_dup.q.val();
+        self.history.last_read.next = self.last_read.q.val();
+        self.history.last_slot.next = self.last_slot.q.val();
         self.st_ram.read_clock.next = self.clock.val();
         self.st_ram.write_clock.next = self.clock.val();
 
@@ -720,6 +731,13 @@ impl Logic for Responder {
         self.st_back.rd_head.next = self.rd_head.q.val();
         self.st_back.rd_n.next = self.rd_n.q.val();
         self.st_commit.rd_epoch.next = self.zero32.val();
+        self.st_commit.last_read.next = self.zero1.val();
+        self.st_commit.last_slot.next = self.zero3.val();
+        self.st_back.last_read.next = self.zero1.val();
+        if self.last_read.q.val() {
+            self.st_back.last_read.next = self.one1.val();
+        }
+        self.st_back.last_slot.next = self.last_slot.q.val();
         self.st_back.rd_epoch.next = self.rd_epoch.q.val();
         self.st_back.rd_nak.next = self.zero1.val();
         if self.rd_nak.q.val() {
@@ -850,7 +868,11 @@ impl Logic for Responder {
         self.k_rd_n.next = self.st.val().get_bits::<24>(self.s_rd_n.val().index());
         self.k_rd_nak.next = self.st.val().get_bit(self.s_rd_nak.val().index());
         self.k_rd_epoch.next = self.st.val().get_bits::<32>(self.s_rd_epoch.val().index());
+        self.k_last_read.next = self.st.val().get_bit(self.s_last_read.val().index());
+        self.k_last_slot.next = self.st.val().get_bits::<3>(self.s_last_slot.val().index());
         if self.fwd.q.val() {
+            self.k_last_read.next = self.last_read.q.val();
+            self.k_last_slot.next = self.last_slot.q.val();
             self.k_rd_epoch.next = self.rd_epoch.q.val();
             self.k_rd_head.next = self.rd_head.q.val();
             self.k_rd_n.next = self.rd_n.q.val();
@@ -1303,6 +1325,8 @@ impl Logic for Responder {
             self.rd_n.d.next = self.k_rd_n.val();
             self.rd_nak.d.next = self.k_rd_nak.val();
             self.rd_epoch.d.next = self.k_rd_epoch.val();
+            self.last_read.d.next = self.k_last_read.val();
+            self.last_slot.d.next = self.k_last_slot.val();
             self.r_tail.d.next = self.rt_tail.val();
             self.r_dup.d.next = self.fail_dup.val();
             if self.pass_all.val() & (self.is_read.val() | self.is_atomic.val()) {
@@ -1332,6 +1356,14 @@ impl Logic for Responder {
                     self.resp.d.next = true;
                     self.resp_syn.d.next = self.syn_invalid.val();
                     self.n_naks_invalid.d.next = self.n_naks_invalid.q.val() + self.one32.val();
+                }
+                // (On a QP that takes no READ, none was executed: one behind the ePSN is
+                // stale, dropped as rxe drops a duplicate it holds no resource for.)
+                if !self.k_takes_rd.val() {
+                    self.state.d.next = self.p_drain.val();
+                    self.qp_error.d.next = self.k_error.val();
+                    self.resp.d.next = false;
+                    self.n_naks_invalid.d.next = self.n_naks_invalid.q.val();
                 }
             }
             if self.fail_seq.val() {
@@ -1619,7 +1651,8 @@ impl Logic for Responder {
             & (self.mr_res_error.val() == self.zero3.val())
             & !self.r_dup.q.val()
             & !self.r_committed.q.val();
-        // A duplicate inside a kept READ that passed it: its answer replaces the earlier ones.
+        // A duplicate inside a kept READ whose answers are the QP's last queued, that passed
+        // its key check: its answer replaces them.
         self.history.bump_valid.next = self.verdict.val()
             & self.is_read.val()
             & (self.mr_res_error.val() == self.zero3.val())
@@ -1725,6 +1758,12 @@ impl Logic for Responder {
         }
         if self.ack_push.val() | ((self.state.q.val() == self.p_ack.val()) & self.r_committed.q.val()) {
             self.state.d.next = self.p_idle.val();
+        }
+        // (Every answer queued is the QP's last from now on: its state is written back.)
+        if self.ack_push.val() {
+            self.last_read.d.next = (self.resp_kind.q.val() == self.job_read.val()) & (self.read_job.kept.val() == self.one1.val());
+            self.last_slot.d.next = self.history.tag_slot.val();
+            self.dirty.d.next = true;
         }
         if self.ack_push.val() & (self.resp_kind.q.val() == self.job_ack.val()) {
             self.n_acks.d.next = self.n_acks.q.val() + self.one32.val();
