@@ -65,6 +65,16 @@ fn errors_name_the_problem_and_the_fix() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("frame 1 is empty"));
 
+    // A pcapng file whose section header says length 0: an error naming the offset, at once.
+    let zero = std::env::temp_dir().join(format!("rnic-cli-zero-{}.pcapng", std::process::id()));
+    let shb = [&[0x0Au8, 0x0D, 0x0D, 0x0A][..], &[0; 4], &0x1A2B_3C4Du32.to_le_bytes(), &[1, 0, 0, 0], &[0xFF; 8], &28u32.to_le_bytes()].concat();
+    std::fs::write(&zero, shb).unwrap();
+    let out = rnic(&["sim", "rx", "--pcap", zero.to_str().unwrap()]);
+    std::fs::remove_file(&zero).ok();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("malformed section header at byte 0: total length 0"), "{err}");
+
     // Real cards: the address is checked, a missing device is named.
     let out = rnic(&["info", "--vfio", "01:00.0"]);
     assert_eq!(out.status.code(), Some(2));
