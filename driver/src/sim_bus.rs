@@ -2,10 +2,12 @@
 //! `rnic_nic` RTL, advancing simulated time; DMA memory is the card's simulated host memory.
 //!
 //! A card alone is a `NicSim`; a card in a two-card world is a [`WorldCard`], whose accesses
-//! run the whole world (both cards and the link) while they take.
+//! run the whole world (both cards and the link) while they take; a card on a live link (a
+//! unix datagram socket, a QEMU guest at the other end) is a [`LiveCard`].
 
 use crate::bus::{check_offset, Bus, BusError, IovaSpace};
 use rnic_sim::nic::{BarTimeout, NicSim};
+use rnic_sim::live::LiveWorld;
 use rnic_sim::world::World;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -115,6 +117,60 @@ impl Bus for WorldCard {
     fn dma_read(&mut self, iova: u64, len: usize) -> Result<Vec<u8>, BusError> {
         self.iova.check(iova, len)?;
         Ok(self.world.borrow().nics[self.card].mem.read(iova, len))
+    }
+
+    fn wait(&mut self, cycles: u64) {
+        let mut w = self.world.borrow_mut();
+        for _ in 0..cycles {
+            w.step();
+        }
+    }
+}
+
+/// The card of a live link: its accesses run the card and the link (frames from the socket
+/// delivered, frames to it sent) while they take.
+pub struct LiveCard {
+    pub world: Rc<RefCell<LiveWorld>>,
+    iova: IovaSpace,
+}
+
+impl LiveCard {
+    pub fn new(world: LiveWorld) -> (Rc<RefCell<LiveWorld>>, LiveCard) {
+        let w = Rc::new(RefCell::new(world));
+        (w.clone(), LiveCard { world: w, iova: IovaSpace::new(SIM_IOVA_BASE, SIM_IOVA_SIZE) })
+    }
+}
+
+impl Bus for LiveCard {
+    fn read32(&mut self, offset: u32) -> Result<u32, BusError> {
+        check_offset(offset)?;
+        self.world.borrow_mut().bar(offset, None).map_err(timeout)
+    }
+
+    fn write32(&mut self, offset: u32, value: u32) -> Result<(), BusError> {
+        check_offset(offset)?;
+        self.world.borrow_mut().bar(offset, Some(value)).map(|_| ()).map_err(timeout)
+    }
+
+    fn dma_alloc(&mut self, len: usize, align: usize) -> Result<u64, BusError> {
+        self.iova.alloc(len, align)
+    }
+
+    fn dma_free(&mut self, iova: u64) -> Result<(), BusError> {
+        let len = self.iova.free(iova)?;
+        self.world.borrow_mut().nic.mem.forget(iova, len);
+        Ok(())
+    }
+
+    fn dma_write(&mut self, iova: u64, data: &[u8]) -> Result<(), BusError> {
+        self.iova.check(iova, data.len())?;
+        self.world.borrow_mut().nic.mem.write(iova, data);
+        Ok(())
+    }
+
+    fn dma_read(&mut self, iova: u64, len: usize) -> Result<Vec<u8>, BusError> {
+        self.iova.check(iova, len)?;
+        Ok(self.world.borrow().nic.mem.read(iova, len))
     }
 
     fn wait(&mut self, cycles: u64) {

@@ -4,6 +4,7 @@
 pub mod axis;
 pub mod bench;
 pub mod host;
+pub mod live;
 pub mod model;
 pub mod nic;
 pub mod pcap;

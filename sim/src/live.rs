@@ -1,0 +1,243 @@
+//! A live link: one simulated card whose Ethernet port is a unix datagram socket, one frame per
+//! datagram — the format of QEMU's `-netdev dgram,local.type=unix,...` (no FCS, no padding to
+//! the 60-byte minimum) — so a guest's network stack, Linux soft-RoCE among it, talks to the
+//! RTL. Every frame both ways goes into a capture.
+//!
+//! The card has no host path for frames that are not RoCE yet, so ARP is answered here, in the
+//! harness, for the card's address, and the peer's MAC is learnt from the ARP it sends or asks
+//! for (`resolve`); the counts are in [`ArpCounts`]. Frames from the peer get the padding and
+//! the FCS a MAC would have given them (the card runs in soft-MAC mode and checks the FCS);
+//! frames from the card leave without their FCS.
+
+use crate::axis::{beats, Beat};
+use crate::bench::CLOCK_MHZ;
+use crate::nic::NicSim;
+use rnic_spec::wire::crc::fcs;
+use std::collections::VecDeque;
+use std::io::ErrorKind;
+use std::os::unix::net::UnixDatagram;
+use std::path::{Path, PathBuf};
+
+const ETHERTYPE_ARP: u16 = 0x0806;
+/// An ARP packet for IPv4 over Ethernet after the Ethernet header: 28 bytes.
+const ARP_LEN: usize = 28;
+const MIN_FRAME: usize = 60;
+
+/// What the harness did for ARP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ArpCounts {
+    /// Requests for the card's IP answered.
+    pub answered: u64,
+    /// Requests this side sent for the peer's IP.
+    pub asked: u64,
+    /// ARP packets the peer's MAC was learnt from (request or reply).
+    pub learnt: u64,
+    /// ARP packets for other addresses, or malformed: ignored.
+    pub ignored: u64,
+}
+
+#[derive(Debug)]
+pub enum LiveError {
+    /// The socket could not be set up.
+    Socket { path: PathBuf, err: std::io::Error },
+}
+
+impl std::fmt::Display for LiveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LiveError::Socket { path, err } => write!(f, "unix socket {}: {err} (is the directory writable, the name free?)", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for LiveError {}
+
+/// The card's end of the link.
+pub struct LivePort {
+    sock: UnixDatagram,
+    peer: PathBuf,
+    /// The card's port address, for ARP.
+    pub mac: [u8; 6],
+    pub ip: [u8; 4],
+    /// The peer's MAC, once learnt, by IPv4 address.
+    pub neighbours: Vec<([u8; 4], [u8; 6])>,
+    pub arp: ArpCounts,
+    /// Frames to the peer the socket refused (no peer listening yet: the frame is lost, as on
+    /// a cable to a port switched off).
+    pub send_errors: u64,
+    handing: VecDeque<Beat>,
+    /// (ns, from the card?, frame without FCS), in the order they crossed.
+    capture: Vec<(u64, bool, Vec<u8>)>,
+}
+
+impl LivePort {
+    /// Bind `card` (removed first if a stale socket file is there) and send to `peer`.
+    pub fn bind(card: &Path, peer: &Path, mac: [u8; 6], ip: [u8; 4]) -> Result<LivePort, LiveError> {
+        let err = |err| LiveError::Socket { path: card.to_path_buf(), err };
+        if card.exists() {
+            std::fs::remove_file(card).map_err(err)?;
+        }
+        let sock = UnixDatagram::bind(card).map_err(err)?;
+        sock.set_nonblocking(true).map_err(err)?;
+        Ok(LivePort {
+            sock,
+            peer: peer.to_path_buf(),
+            mac,
+            ip,
+            neighbours: Vec::new(),
+            arp: ArpCounts::default(),
+            send_errors: 0,
+            handing: VecDeque::new(),
+            capture: Vec::new(),
+        })
+    }
+
+    /// The peer's MAC for `ip`, if learnt.
+    pub fn neighbour(&self, ip: [u8; 4]) -> Option<[u8; 6]> {
+        self.neighbours.iter().find(|n| n.0 == ip).map(|n| n.1)
+    }
+
+    /// Ask the peer for the MAC of `ip` (an ARP request, broadcast).
+    pub fn resolve(&mut self, ip: [u8; 4], now: u64) {
+        let frame = arp_frame(1, self.mac, self.ip, [0xFF; 6], [0; 6], ip);
+        self.arp.asked += 1;
+        self.send(frame, now);
+    }
+
+    fn send(&mut self, frame: Vec<u8>, now: u64) {
+        // (A peer not listening yet loses the frame, as a cable to a switched-off port does.)
+        if self.sock.send_to(&frame, &self.peer).is_err() {
+            self.send_errors += 1;
+        }
+        self.capture.push((ns(now), true, frame));
+    }
+
+    /// The next beat for the card's receive port: from the frame being handed over, or from
+    /// a datagram that arrived (ARP is answered here instead).
+    fn next_beat(&mut self, now: u64) -> Option<Beat> {
+        let mut buf = [0u8; 16384];
+        while self.handing.is_empty() {
+            let n = match self.sock.recv(&mut buf) {
+                Ok(n) => n,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return None,
+                Err(_) => return None,
+            };
+            let frame = buf[..n].to_vec();
+            self.capture.push((ns(now), false, frame.clone()));
+            if frame.len() >= 14 && u16::from_be_bytes([frame[12], frame[13]]) == ETHERTYPE_ARP {
+                self.on_arp(&frame, now);
+                continue;
+            }
+            let mut wire = frame;
+            if wire.len() < MIN_FRAME {
+                wire.resize(MIN_FRAME, 0);
+            }
+            let f = fcs(&wire);
+            wire.extend_from_slice(&f.to_le_bytes());
+            self.handing.extend(beats(&wire));
+        }
+        self.handing.pop_front()
+    }
+
+    fn on_arp(&mut self, frame: &[u8], now: u64) {
+        let Some(a) = frame.get(14..14 + ARP_LEN) else {
+            self.arp.ignored += 1;
+            return;
+        };
+        // Ethernet (1), IPv4 (0x0800), lengths 6 and 4.
+        if a[..6] != [0, 1, 8, 0, 6, 4] {
+            self.arp.ignored += 1;
+            return;
+        }
+        let op = u16::from_be_bytes([a[6], a[7]]);
+        let sha: [u8; 6] = a[8..14].try_into().expect("6");
+        let spa: [u8; 4] = a[14..18].try_into().expect("4");
+        let tpa: [u8; 4] = a[24..28].try_into().expect("4");
+        let for_us = tpa == self.ip;
+        if for_us || self.neighbour(spa).is_some() {
+            self.neighbours.retain(|n| n.0 != spa);
+            self.neighbours.push((spa, sha));
+            self.arp.learnt += 1;
+        }
+        match (op, for_us) {
+            (1, true) => {
+                self.arp.answered += 1;
+                let reply = arp_frame(2, self.mac, self.ip, sha, sha, spa);
+                self.send(reply, now);
+            }
+            (2, true) => {}
+            _ => self.arp.ignored += 1,
+        }
+    }
+
+    /// Every frame that crossed, as a pcap file (both directions, in order).
+    pub fn pcap(&self) -> Vec<u8> {
+        let frames: Vec<(u64, Vec<u8>)> = self.capture.iter().map(|(t, _, f)| (*t, f.clone())).collect();
+        crate::pcap::write(&frames)
+    }
+
+    /// (ns, from the card?, frame) of every frame that crossed.
+    pub fn capture(&self) -> &[(u64, bool, Vec<u8>)] {
+        &self.capture
+    }
+}
+
+fn ns(cycle: u64) -> u64 {
+    (cycle as f64 * 1000.0 / CLOCK_MHZ) as u64
+}
+
+/// An ARP packet for IPv4 over Ethernet (`op` 1 request, 2 reply) in an Ethernet frame to
+/// `dst`, unpadded (the card's side pads nothing it sends to a datagram socket either).
+pub fn arp_frame(op: u16, sha: [u8; 6], spa: [u8; 4], dst: [u8; 6], tha: [u8; 6], tpa: [u8; 4]) -> Vec<u8> {
+    let mut f = Vec::with_capacity(14 + ARP_LEN);
+    f.extend_from_slice(&dst);
+    f.extend_from_slice(&sha);
+    f.extend_from_slice(&ETHERTYPE_ARP.to_be_bytes());
+    f.extend_from_slice(&[0, 1, 8, 0, 6, 4]);
+    f.extend_from_slice(&op.to_be_bytes());
+    f.extend_from_slice(&sha);
+    f.extend_from_slice(&spa);
+    f.extend_from_slice(&tha);
+    f.extend_from_slice(&tpa);
+    f
+}
+
+/// One card on a live link.
+pub struct LiveWorld {
+    pub nic: NicSim,
+    pub port: LivePort,
+}
+
+impl LiveWorld {
+    /// One clock cycle of the card, the link delivering what arrived.
+    pub fn step(&mut self) {
+        let now = self.nic.cycles();
+        let rx = self.port.next_beat(now);
+        if let Some(mut frame) = self.nic.step(rx.as_ref(), true) {
+            frame.truncate(frame.len().saturating_sub(4));
+            self.port.send(frame, now);
+        }
+    }
+
+    /// Step until `done(self)` or `max` cycles pass; true if `done`.
+    pub fn run_until(&mut self, max: u64, mut done: impl FnMut(&LiveWorld) -> bool) -> bool {
+        for _ in 0..max {
+            if done(self) {
+                return true;
+            }
+            self.step();
+        }
+        done(self)
+    }
+
+    /// A BAR0 access, the link running meanwhile.
+    pub fn bar(&mut self, offset: u32, write: Option<u32>) -> Result<u32, crate::nic::BarTimeout> {
+        self.nic.start_bar(offset, write);
+        loop {
+            if let Some(r) = self.nic.bar_result() {
+                return r;
+            }
+            self.step();
+        }
+    }
+}

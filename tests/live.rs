@@ -1,0 +1,90 @@
+//! The card on a live link: its port a unix datagram socket in QEMU's `-netdev dgram` format
+//! (one frame per datagram, no FCS, no padding), the test playing the guest at the other
+//! end. ARP for the card's address is answered and the peer's MAC learnt; a RoCE v2 WRITE
+//! from the "guest" is placed in host memory and acknowledged back over the socket; every
+//! frame both ways is in the capture. Only a socket in a temporary directory is used.
+
+use rnic_driver::device::Device;
+use rnic_driver::sim_bus::LiveCard;
+use rnic_driver::sim_pair::{connect, port, raw_request, PathKind};
+use rnic_driver::verbs::{Context, QpCaps};
+use rnic_sim::live::{arp_frame, LivePort, LiveWorld};
+use rnic_sim::nic::NicSim;
+use rnic_spec::mr::access;
+use rnic_spec::responder::{aeth, OP_ACK, OP_WRITE_ONLY};
+use rnic_spec::wire::ib::{Ext, Reth};
+use rnic_spec::wire::rx::{classify, RxConfig};
+use std::os::unix::net::UnixDatagram;
+use std::time::Duration;
+
+#[test]
+fn a_guest_on_a_datagram_socket_gets_arp_answers_and_its_write_acknowledged() {
+    let dir = std::env::temp_dir().join(format!("rnic-live-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (card_sock, guest_sock) = (dir.join("card.sock"), dir.join("guest.sock"));
+    let _ = std::fs::remove_file(&guest_sock);
+    let guest = UnixDatagram::bind(&guest_sock).unwrap();
+    guest.set_read_timeout(Some(Duration::from_millis(1))).unwrap();
+    // The card is port 1 of the two-card world's addresses, the guest port 0.
+    let (me, peer) = (port(1), port(0));
+    let live = LiveWorld { nic: NicSim::new().unwrap(), port: LivePort::bind(&card_sock, &guest_sock, me.mac, me.ipv4).unwrap() };
+    let (world, bus) = LiveCard::new(live);
+    let mut card = Context::new(Device::open(bus).unwrap(), me).unwrap();
+    // Whatever arrives at the guest while the card runs.
+    let mut got = Vec::new();
+    let run = |cycles: u64, got: &mut Vec<Vec<u8>>| {
+        let mut buf = [0u8; 9000];
+        for _ in 0..cycles / 500 {
+            world.borrow_mut().run_until(500, |_| false);
+            while let Ok(n) = guest.recv(&mut buf) {
+                got.push(buf[..n].to_vec());
+            }
+        }
+    };
+
+    // ARP: the guest asks for the card's MAC; the card's side answers and learns the guest's.
+    guest.send_to(&arp_frame(1, peer.mac, peer.ipv4, [0xFF; 6], [0; 6], me.ipv4), &card_sock).unwrap();
+    run(1000, &mut got);
+    assert_eq!(got, [arp_frame(2, me.mac, me.ipv4, peer.mac, peer.mac, peer.ipv4)], "one ARP reply, to the guest");
+    assert_eq!(world.borrow().port.neighbour(peer.ipv4), Some(peer.mac));
+    // An ARP for someone else is ignored; asking for the guest's MAC broadcasts a request.
+    guest.send_to(&arp_frame(1, peer.mac, peer.ipv4, [0xFF; 6], [0; 6], [192, 0, 2, 99]), &card_sock).unwrap();
+    let now = world.borrow().nic.cycles();
+    world.borrow_mut().port.resolve(peer.ipv4, now);
+    got.clear();
+    run(1000, &mut got);
+    assert_eq!(got, [arp_frame(1, me.mac, me.ipv4, [0xFF; 6], [0; 6], peer.ipv4)]);
+    let arp = world.borrow().port.arp;
+    // (The ARP from the known guest refreshed its entry: learnt twice.)
+    assert_eq!((arp.answered, arp.asked, arp.learnt, arp.ignored), (1, 1, 2, 1));
+
+    // A QP connected to the guest's QPN 0x42 and a region it may write.
+    let pd = card.alloc_pd().unwrap();
+    let buf = card.alloc_buf(4096, 4096).unwrap();
+    let mr = card.reg_mr(pd, buf.iova, 4096, access::REMOTE_WRITE | access::LOCAL_WRITE).unwrap();
+    let cq = card.create_cq(16).unwrap();
+    let mut qp = card.create_qp(pd, &cq, &cq, QpCaps { sq_entries: 16, rq_entries: 16 }).unwrap();
+    connect(&mut card, &mut qp, 0, PathKind { v6: false, vlan: None, pmtu: 1024 }, 0x42, 100, 200).unwrap();
+
+    // The guest's WRITE ONLY of 100 bytes, as a datagram without FCS or padding.
+    let payload: Vec<u8> = (0..100u8).collect();
+    let d = raw_request(qp.context(), qp.qpn, OP_WRITE_ONLY, 100, Reth { va: buf.iova + 64, rkey: mr.key(), dma_len: 100 }, 100, true);
+    let frame = d.packet(&payload).unwrap().frame();
+    guest.send_to(&frame, &card_sock).unwrap();
+    got.clear();
+    run(20_000, &mut got);
+    assert_eq!(card.read_buf(buf.iova + 64, 100).unwrap(), payload, "the WRITE's bytes in host memory");
+    assert_eq!(got.len(), 1, "one ACK back");
+    let ack = classify(&got[0], RxConfig { fcs: false }).packet.expect("a RoCE v2 frame");
+    assert_eq!((ack.bth.opcode, ack.bth.psn, ack.bth.dest_qp), (OP_ACK, 100, 0x42));
+    assert!(ack.ext.iter().any(|e| matches!(e, Ext::Aeth(a) if a.syndrome == aeth::ACK && a.msn == 1)), "{:?}", ack.ext);
+
+    // Both directions are in the capture, as sent (the WRITE unpadded, the ACK without FCS).
+    let w = world.borrow();
+    let cap = w.port.capture();
+    assert_eq!(cap.iter().filter(|c| !c.1).count(), 3, "two ARP requests and the WRITE from the guest");
+    assert!(cap.iter().any(|c| !c.1 && c.2 == frame) && cap.iter().any(|c| c.1 && c.2 == got[0]));
+    assert_eq!(rnic_sim::pcap::read(&w.port.pcap()).unwrap().len(), cap.len());
+    drop(w);
+    std::fs::remove_dir_all(&dir).ok();
+}
