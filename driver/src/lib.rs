@@ -6,6 +6,7 @@ pub mod bench;
 pub mod bus;
 pub mod demo;
 pub mod device;
+pub mod exchange;
 pub mod sim_bus;
 pub mod sim_pair;
 pub mod sim_rx;

@@ -1,0 +1,189 @@
+//! The out-of-band exchange of rdma-core's `ibv_rc_pingpong`, wire-compatible with the
+//! unmodified tool (rdma-core 44 as Debian 12 ships it; the format has not changed since GIDs
+//! were added for RoCE): over TCP, each side's LID, QPN, first PSN and GID as one fixed
+//! 52-byte message `"%04x:%06x:%06x:%s"` plus its NUL, the GID as 32 hex digits of its 16
+//! bytes in order (`gid_to_wire_gid` in `libibverbs/examples/pingpong.c`).
+//!
+//! The client connects, sends its message and reads the server's, then sends `"done"` and its
+//! NUL. The server reads the client's message, connects its QP to it, and only then answers
+//! with its own (so the client's first SEND finds a QP ready), then waits for `"done"`.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+
+/// Bytes of one side's message: `sizeof "0000:000000:000000:" + 32 hex digits`, NUL included.
+pub const MSG_LEN: usize = 52;
+
+/// One side of the connection: what the other side's QP needs to reach it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dest {
+    /// Unused on RoCE (0).
+    pub lid: u16,
+    pub qpn: u32,
+    pub psn: u32,
+    pub gid: [u8; 16],
+}
+
+#[derive(Debug)]
+pub enum ExchangeError {
+    Io(std::io::Error),
+    /// The peer's message is not one the tool sends.
+    Malformed(String),
+}
+
+impl std::fmt::Display for ExchangeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExchangeError::Io(e) => write!(f, "exchange with the peer tool failed: {e} (is it running, with the same port?)"),
+            ExchangeError::Malformed(m) => write!(f, "the peer tool sent {m}: not an ibv_rc_pingpong address message (LID:QPN:PSN:GID)"),
+        }
+    }
+}
+
+impl std::error::Error for ExchangeError {}
+
+impl From<std::io::Error> for ExchangeError {
+    fn from(e: std::io::Error) -> Self {
+        ExchangeError::Io(e)
+    }
+}
+
+/// The RoCE v2 GID of an IPv4 address: `::ffff:a.b.c.d` (the tools' `-g` / `-x` index of an
+/// IPv4-mapped GID).
+pub fn gid_v4(ip: [u8; 4]) -> [u8; 16] {
+    let mut g = [0u8; 16];
+    g[10] = 0xFF;
+    g[11] = 0xFF;
+    g[12..].copy_from_slice(&ip);
+    g
+}
+
+impl Dest {
+    /// The message the tool sends for this side.
+    pub fn wire(&self) -> [u8; MSG_LEN] {
+        let gid: String = self.gid.iter().map(|b| format!("{b:02x}")).collect();
+        let text = format!("{:04x}:{:06x}:{:06x}:{gid}", self.lid, self.qpn & 0xFF_FFFF, self.psn & 0xFF_FFFF);
+        let mut out = [0u8; MSG_LEN];
+        out[..text.len()].copy_from_slice(text.as_bytes());
+        out
+    }
+
+    /// A peer's message, read as the tool's `sscanf("%x:%x:%x:%s")` does, and checked: three
+    /// hex numbers that fit (LID 16 bits, QPN and PSN 24) and a GID of 32 hex digits.
+    pub fn parse(msg: &[u8]) -> Result<Dest, ExchangeError> {
+        let shown = || format!("{:?}", String::from_utf8_lossy(msg).trim_end_matches('\0'));
+        let text = std::str::from_utf8(msg).map_err(|_| ExchangeError::Malformed(shown()))?;
+        let text = text.split('\0').next().unwrap_or("");
+        let parts: Vec<&str> = text.split(':').collect();
+        let [lid, qpn, psn, gid] = parts[..] else {
+            return Err(ExchangeError::Malformed(shown()));
+        };
+        let num = |s: &str, bits: u32| u32::from_str_radix(s, 16).ok().filter(|v| (*v as u64) < 1u64 << bits);
+        let (Some(lid), Some(qpn), Some(psn)) = (num(lid, 16), num(qpn, 24), num(psn, 24)) else {
+            return Err(ExchangeError::Malformed(shown()));
+        };
+        if gid.len() != 32 {
+            return Err(ExchangeError::Malformed(shown()));
+        }
+        let mut g = [0u8; 16];
+        for (i, b) in g.iter_mut().enumerate() {
+            *b = u8::from_str_radix(&gid[2 * i..2 * i + 2], 16).map_err(|_| ExchangeError::Malformed(shown()))?;
+        }
+        Ok(Dest { lid: lid as u16, qpn, psn, gid: g })
+    }
+}
+
+/// The client's side: send `mine`, return the server's.
+pub fn client(stream: &mut TcpStream, mine: &Dest) -> Result<Dest, ExchangeError> {
+    stream.write_all(&mine.wire())?;
+    let mut msg = [0u8; MSG_LEN];
+    stream.read_exact(&mut msg)?;
+    let theirs = Dest::parse(&msg)?;
+    stream.write_all(b"done\0")?;
+    Ok(theirs)
+}
+
+/// The server's side: read the client's, `connect` the QP to it, then answer with `mine` and
+/// wait for the client's `"done"`.
+pub fn server<E: From<ExchangeError>>(stream: &mut TcpStream, mine: &Dest, connect: impl FnOnce(&Dest) -> Result<(), E>) -> Result<Dest, E> {
+    let mut msg = [0u8; MSG_LEN];
+    stream.read_exact(&mut msg).map_err(ExchangeError::from)?;
+    let theirs = Dest::parse(&msg)?;
+    connect(&theirs)?;
+    stream.write_all(&mine.wire()).map_err(ExchangeError::from)?;
+    let mut done = [0u8; 5];
+    stream.read_exact(&mut done).map_err(ExchangeError::from)?;
+    if &done != b"done\0" {
+        return Err(ExchangeError::Malformed(format!("{:?} where \"done\" belongs", String::from_utf8_lossy(&done))).into());
+    }
+    Ok(theirs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::TcpListener;
+
+    /// What the C tool writes: `sprintf(msg, "%04x:%06x:%06x:%s", ...)` into a 52-byte buffer.
+    fn tool_msg(lid: u16, qpn: u32, psn: u32, gid: &str) -> Vec<u8> {
+        let mut m = format!("{lid:04x}:{qpn:06x}:{psn:06x}:{gid}").into_bytes();
+        m.resize(MSG_LEN, 0);
+        m
+    }
+
+    #[test]
+    fn messages_are_the_tools_bytes() {
+        // The guest's message seen on its management NIC (issue 10): QPN 0x11, PSN 0xde98cc,
+        // GID ::ffff:192.0.2.1.
+        let guest = tool_msg(0, 0x11, 0xde98cc, "00000000000000000000ffffc0000201");
+        let d = Dest::parse(&guest).unwrap();
+        assert_eq!(d, Dest { lid: 0, qpn: 0x11, psn: 0xde98cc, gid: gid_v4([192, 0, 2, 1]) });
+        assert_eq!(d.wire().to_vec(), guest);
+        for bad in [&b"0000:000011:de98cc"[..], b"0000:1000000:000000:00000000000000000000ffffc0000201", b"zz:11:22:00000000000000000000ffffc0000201", b"0:11:22:ffffc0000201"] {
+            let e = Dest::parse(bad).unwrap_err().to_string();
+            assert!(e.contains("not an ibv_rc_pingpong address message"), "{e}");
+        }
+    }
+
+    #[test]
+    fn server_and_client_speak_the_tools_exchange() {
+        let card = Dest { lid: 0, qpn: 0x2, psn: 0x123456, gid: gid_v4([192, 0, 2, 2]) };
+        // The card as server, the tool as client (played here with the tool's bytes).
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let at = listener.local_addr().unwrap();
+        let tool = std::thread::spawn(move || {
+            let mut s = TcpStream::connect(at).unwrap();
+            s.write_all(&tool_msg(0, 0x11, 0xabcdef, "00000000000000000000ffffc0000201")).unwrap();
+            let mut back = [0u8; MSG_LEN];
+            s.read_exact(&mut back).unwrap();
+            s.write_all(b"done\0").unwrap();
+            back
+        });
+        let (mut conn, _) = listener.accept().unwrap();
+        let mut connected = None;
+        let theirs = server::<ExchangeError>(&mut conn, &card, |d| {
+            connected = Some(*d);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!((theirs.qpn, theirs.psn, connected), (0x11, 0xabcdef, Some(theirs)));
+        assert_eq!(tool.join().unwrap().to_vec(), tool_msg(0, 2, 0x123456, "00000000000000000000ffffc0000202"));
+
+        // The card as client, the tool as server.
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let at = listener.local_addr().unwrap();
+        let tool = std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut got = [0u8; MSG_LEN];
+            s.read_exact(&mut got).unwrap();
+            s.write_all(&tool_msg(0, 0x12, 0x42, "00000000000000000000ffffc0000201")).unwrap();
+            let mut done = [0u8; 5];
+            s.read_exact(&mut done).unwrap();
+            (got, done)
+        });
+        let theirs = client(&mut TcpStream::connect(at).unwrap(), &card).unwrap();
+        assert_eq!((theirs.qpn, theirs.psn), (0x12, 0x42));
+        let (got, done) = tool.join().unwrap();
+        assert_eq!((got.to_vec(), &done), (card.wire().to_vec(), b"done\0"));
+    }
+}
