@@ -7,6 +7,7 @@ pub mod bus;
 pub mod demo;
 pub mod device;
 pub mod exchange;
+pub mod pingpong;
 pub mod sim_bus;
 pub mod sim_pair;
 pub mod sim_rx;

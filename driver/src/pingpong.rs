@@ -1,0 +1,137 @@
+//! `ibv_rc_pingpong`'s traffic on the card's side: one RC QP, one buffer used to send and to
+//! receive, `rx_depth` receives kept posted, and SENDs of `size` bytes taking turns with the
+//! peer's — the client sends first; each side sends its next once its last SEND completed and
+//! the peer's answer arrived, until both counts reach `iters` (as the tool's completion loop).
+//!
+//! [`Side::poll`] never blocks: it takes what completed and posts what follows, so two sides in
+//! one thread (a test) or a side and a real peer (a live link) run by calling it in turn.
+
+use crate::bus::Bus;
+use crate::exchange::{gid_v4, Dest};
+use crate::verbs::{Context, Cq, DmaBuf, Mr, Path, Qp, QpAttr, QpCaps, QpState, RecvWr, SendWr, VerbsError};
+use rnic_spec::desc::{send_flags, CqOp, CqStatus, SendOp};
+use rnic_spec::mr::access;
+use rnic_spec::qp::RemoteIp;
+
+/// The tool's work request ids.
+pub const RECV_WRID: u64 = 1;
+pub const SEND_WRID: u64 = 2;
+
+/// One side of a ping-pong.
+pub struct Side<B: Bus> {
+    pub ctx: Context<B>,
+    pub qp: Qp,
+    cq: Cq,
+    pub buf: DmaBuf,
+    mr: Mr,
+    size: u32,
+    iters: u32,
+    rx_depth: u32,
+    /// Receives posted and not completed, SENDs and receives completed.
+    routs: u32,
+    pub sent: u32,
+    pub received: u32,
+    /// `SEND_WRID | RECV_WRID` bits of the completions the next SEND waits for.
+    pending: u64,
+}
+
+impl<B: Bus> Side<B> {
+    /// A QP with its buffer of `size` bytes (filled with `fill`, as the tool fills 0x7b).
+    pub fn new(mut ctx: Context<B>, size: u32, iters: u32, rx_depth: u32, fill: u8) -> Result<Side<B>, VerbsError> {
+        let pd = ctx.alloc_pd()?;
+        let buf = ctx.alloc_buf(size.max(1) as usize, 4096)?;
+        ctx.write_buf(buf.iova, &vec![fill; size as usize])?;
+        let mr = ctx.reg_mr(pd, buf.iova, size.max(1), access::LOCAL_WRITE)?;
+        let cq = ctx.create_cq((rx_depth + 1).next_power_of_two())?;
+        let qp = ctx.create_qp(pd, &cq, &cq, QpCaps { sq_entries: 2, rq_entries: rx_depth.next_power_of_two() })?;
+        Ok(Side { ctx, qp, cq, buf, mr, size, iters, rx_depth, routs: 0, sent: 0, received: 0, pending: 0 })
+    }
+
+    /// This side's message for the exchange.
+    pub fn dest(&self, psn: u32) -> Dest {
+        Dest { lid: 0, qpn: self.qp.qpn, psn, gid: gid_v4(self.ctx.port().ipv4) }
+    }
+
+    /// Connect to `theirs`, whose MAC is `mac`, at path MTU `pmtu` (the tool's attributes:
+    /// timeout 14, retry and RNR retry 7, one READ / atomic each way), post the receives, and
+    /// for the client the first SEND.
+    pub fn connect(&mut self, theirs: &Dest, mac: [u8; 6], my_psn: u32, pmtu: u32, client: bool) -> Result<(), VerbsError> {
+        let ip: [u8; 4] = theirs.gid[12..].try_into().expect("4 bytes");
+        if theirs.gid != gid_v4(ip) {
+            return Err(VerbsError::BadAttribute("gid", "only IPv4-mapped RoCE v2 GIDs are routed (use the tool's -g index of the IPv4 GID)".into()));
+        }
+        let path = Path { dest_mac: mac, remote_ip: RemoteIp::V4(ip), vlan: None, dscp: 0, ecn: 0, hop_limit: 64, flow_label: 0 };
+        self.ctx.modify_qp(&mut self.qp, QpState::Init, &QpAttr::default())?;
+        let rtr = QpAttr { path: Some(path), pmtu: Some(pmtu), dest_qpn: Some(theirs.qpn), rq_psn: Some(theirs.psn), max_dest_rd_atomic: Some(1), ..Default::default() };
+        self.ctx.modify_qp(&mut self.qp, QpState::Rtr, &rtr)?;
+        let rts = QpAttr { sq_psn: Some(my_psn), timeout: Some(14), retry_cnt: Some(7), rnr_retry: Some(7), max_rd_atomic: Some(1), ..Default::default() };
+        self.ctx.modify_qp(&mut self.qp, QpState::Rts, &rts)?;
+        // (Receives go in once the QP is connected: the card's commit empties the queues.)
+        self.post_recvs(self.rx_depth)?;
+        self.pending = RECV_WRID;
+        if client {
+            self.post_send()?;
+            self.pending = RECV_WRID | SEND_WRID;
+        }
+        Ok(())
+    }
+
+    fn post_recvs(&mut self, n: u32) -> Result<(), VerbsError> {
+        let wr = RecvWr { wr_id: RECV_WRID, addr: self.buf.iova, length: self.size, lkey: self.mr.key() };
+        self.ctx.post_recv(&mut self.qp, &vec![wr; n as usize])?;
+        self.routs += n;
+        Ok(())
+    }
+
+    fn post_send(&mut self) -> Result<(), VerbsError> {
+        let wr = SendWr {
+            wr_id: SEND_WRID,
+            op: SendOp::Send,
+            flags: send_flags::SIGNALED,
+            local_addr: self.buf.iova,
+            length: self.size,
+            lkey: self.mr.key(),
+            remote_addr: 0,
+            rkey: 0,
+            imm: 0,
+            atomic: Default::default(),
+        };
+        self.ctx.post_send(&mut self.qp, &wr)
+    }
+
+    /// Both counts reached `iters`.
+    pub fn done(&self) -> bool {
+        self.sent >= self.iters && self.received >= self.iters
+    }
+
+    /// Take the completions there are and post what follows; an error names the completion
+    /// that went wrong.
+    pub fn poll(&mut self) -> Result<(), String> {
+        let wcs = self.ctx.poll_cq(&mut self.cq, 16).map_err(|e| e.to_string())?;
+        for wc in wcs {
+            if wc.status != CqStatus::Success {
+                return Err(format!("Failed status {:?} for wr_id {}", wc.status, wc.wr_id));
+            }
+            match (wc.wr_id, wc.op) {
+                (SEND_WRID, CqOp::Send) => self.sent += 1,
+                (RECV_WRID, CqOp::Recv) => {
+                    if wc.byte_len != self.size {
+                        return Err(format!("a receive of {} bytes, {} expected", wc.byte_len, self.size));
+                    }
+                    self.routs -= 1;
+                    if self.routs <= 1 {
+                        self.post_recvs(self.rx_depth - self.routs).map_err(|e| e.to_string())?;
+                    }
+                    self.received += 1;
+                }
+                (id, op) => return Err(format!("Completion for unknown wr_id {id} ({op:?})")),
+            }
+            self.pending &= !wc.wr_id;
+            if self.sent < self.iters && self.pending == 0 {
+                self.post_send().map_err(|e| e.to_string())?;
+                self.pending = RECV_WRID | SEND_WRID;
+            }
+        }
+        Ok(())
+    }
+}
