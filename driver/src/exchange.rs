@@ -8,8 +8,12 @@
 //! NUL. The server reads the client's message, connects its QP to it, and only then answers
 //! with its own (so the client's first SEND finds a QP ready), then waits for `"done"`.
 
-use std::io::{Read, Write};
+use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+/// How long a side waits for the other's next message.
+pub const PATIENCE: Duration = Duration::from_secs(120);
 
 /// Bytes of one side's message: `sizeof "0000:000000:000000:" + 32 hex digits`, NUL included.
 pub const MSG_LEN: usize = 52;
@@ -41,6 +45,12 @@ impl std::fmt::Display for ExchangeError {
 }
 
 impl std::error::Error for ExchangeError {}
+
+impl From<ExchangeError> for String {
+    fn from(e: ExchangeError) -> String {
+        e.to_string()
+    }
+}
 
 impl From<std::io::Error> for ExchangeError {
     fn from(e: std::io::Error) -> Self {
@@ -93,26 +103,52 @@ impl Dest {
     }
 }
 
-/// The client's side: send `mine`, return the server's.
-pub fn client(stream: &mut TcpStream, mine: &Dest) -> Result<Dest, ExchangeError> {
+/// Fill `buf` from `stream`, calling `idle` while nothing comes (a simulated card keeps
+/// running meanwhile: the peer's stack may ARP for it before it answers).
+fn read_all(stream: &mut TcpStream, buf: &mut [u8], idle: &mut dyn FnMut()) -> Result<(), ExchangeError> {
+    stream.set_read_timeout(Some(Duration::from_millis(1)))?;
+    let (mut got, start) = (0, Instant::now());
+    while got < buf.len() {
+        match stream.read(&mut buf[got..]) {
+            Ok(0) => return Err(ExchangeError::Io(ErrorKind::UnexpectedEof.into())),
+            Ok(n) => got += n,
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted) => {
+                if start.elapsed() > PATIENCE {
+                    return Err(ExchangeError::Io(ErrorKind::TimedOut.into()));
+                }
+                idle();
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(())
+}
+
+/// The client's side: send `mine`, return the server's (`idle` runs while it waits).
+pub fn client(stream: &mut TcpStream, mine: &Dest, idle: &mut dyn FnMut()) -> Result<Dest, ExchangeError> {
     stream.write_all(&mine.wire())?;
     let mut msg = [0u8; MSG_LEN];
-    stream.read_exact(&mut msg)?;
+    read_all(stream, &mut msg, idle)?;
     let theirs = Dest::parse(&msg)?;
     stream.write_all(b"done\0")?;
     Ok(theirs)
 }
 
 /// The server's side: read the client's, `connect` the QP to it, then answer with `mine` and
-/// wait for the client's `"done"`.
-pub fn server<E: From<ExchangeError>>(stream: &mut TcpStream, mine: &Dest, connect: impl FnOnce(&Dest) -> Result<(), E>) -> Result<Dest, E> {
+/// wait for the client's `"done"` (`idle` runs while it waits).
+pub fn server<E: From<ExchangeError>>(
+    stream: &mut TcpStream,
+    mine: &Dest,
+    idle: &mut dyn FnMut(),
+    connect: impl FnOnce(&Dest) -> Result<(), E>,
+) -> Result<Dest, E> {
     let mut msg = [0u8; MSG_LEN];
-    stream.read_exact(&mut msg).map_err(ExchangeError::from)?;
+    read_all(stream, &mut msg, idle)?;
     let theirs = Dest::parse(&msg)?;
     connect(&theirs)?;
     stream.write_all(&mine.wire()).map_err(ExchangeError::from)?;
     let mut done = [0u8; 5];
-    stream.read_exact(&mut done).map_err(ExchangeError::from)?;
+    read_all(stream, &mut done, idle)?;
     if &done != b"done\0" {
         return Err(ExchangeError::Malformed(format!("{:?} where \"done\" belongs", String::from_utf8_lossy(&done))).into());
     }
@@ -161,7 +197,7 @@ mod tests {
         });
         let (mut conn, _) = listener.accept().unwrap();
         let mut connected = None;
-        let theirs = server::<ExchangeError>(&mut conn, &card, |d| {
+        let theirs = server::<ExchangeError>(&mut conn, &card, &mut || {}, |d| {
             connected = Some(*d);
             Ok(())
         })
@@ -181,7 +217,8 @@ mod tests {
             s.read_exact(&mut done).unwrap();
             (got, done)
         });
-        let theirs = client(&mut TcpStream::connect(at).unwrap(), &card).unwrap();
+        let mut waited = 0;
+        let theirs = client(&mut TcpStream::connect(at).unwrap(), &card, &mut || waited += 1).unwrap();
         assert_eq!((theirs.qpn, theirs.psn), (0x12, 0x42));
         let (got, done) = tool.join().unwrap();
         assert_eq!((got.to_vec(), &done), (card.wire().to_vec(), b"done\0"));

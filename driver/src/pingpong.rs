@@ -135,3 +135,113 @@ impl<B: Bus> Side<B> {
         Ok(())
     }
 }
+
+/// Where a live ping-pong's card sits and whom it plays.
+pub struct LiveOpts {
+    /// The card's datagram socket, and the peer's (QEMU's `local.path` / `remote.path`).
+    pub card_sock: std::path::PathBuf,
+    pub peer_sock: std::path::PathBuf,
+    pub mac: [u8; 6],
+    pub ip: [u8; 4],
+    /// Wait for the tool to connect here (`ibv_rc_pingpong HOST`), or connect to the tool's
+    /// server (`ibv_rc_pingpong` without a host).
+    pub listen: Option<std::net::SocketAddr>,
+    pub connect: Option<std::net::SocketAddr>,
+    pub size: u32,
+    pub iters: u32,
+    pub pmtu: u32,
+}
+
+/// What a live ping-pong did.
+pub struct LiveReport {
+    pub local: Dest,
+    pub remote: Dest,
+    /// Simulated cycles from the first SEND posted to the last completion.
+    pub cycles: u64,
+    pub arp: rnic_sim::live::ArpCounts,
+    /// Every frame that crossed the link, both ways.
+    pub pcap: Vec<u8>,
+}
+
+/// Play `ibv_rc_pingpong` against the tool on the other end of a live link: the exchange over
+/// TCP, the peer's MAC by ARP, then the SENDs. The card keeps running while it waits for the
+/// peer (who may ARP for it meanwhile), and for a while after its last completion, so its last
+/// ACK leaves before the process does.
+pub fn run_live(o: &LiveOpts) -> Result<LiveReport, String> {
+    use crate::exchange::{client, server, ExchangeError, PATIENCE};
+    use crate::sim_bus::LiveCard;
+    use rnic_sim::live::{LivePort, LiveWorld};
+    use std::time::Instant;
+    let port = LivePort::bind(&o.card_sock, &o.peer_sock, o.mac, o.ip).map_err(|e| e.to_string())?;
+    let nic = rnic_sim::nic::NicSim::new().map_err(|e| e.to_string())?;
+    let (world, bus) = LiveCard::new(LiveWorld { nic, port });
+    let mut ipv6 = [0u8; 16];
+    ipv6[..4].copy_from_slice(&[0x20, 0x01, 0x0d, 0xb8]);
+    ipv6[15] = o.ip[3];
+    let addr = rnic_spec::qp::PortAddress { mac: o.mac, ipv4: o.ip, ipv6 };
+    let ctx = Context::new(crate::device::Device::open(bus).map_err(|e| e.to_string())?, addr).map_err(|e| e.to_string())?;
+    let mut side = Side::new(ctx, o.size, o.iters, 500, 0x7b).map_err(|e| e.to_string())?;
+    let my_psn = rand::random::<u32>() & 0xFF_FFFF;
+    let mine = side.dest(my_psn);
+    let step = |cycles: u64| {
+        world.borrow_mut().run_until(cycles, |_| false);
+    };
+    let resolve = |ip: [u8; 4]| -> Result<[u8; 6], String> {
+        let start = Instant::now();
+        let mut asked = None::<Instant>;
+        loop {
+            if let Some(mac) = world.borrow().port.neighbour(ip) {
+                return Ok(mac);
+            }
+            if asked.is_none_or(|t| t.elapsed().as_millis() > 500) {
+                let now = world.borrow().nic.cycles();
+                world.borrow_mut().port.resolve(ip, now);
+                asked = Some(Instant::now());
+            }
+            if start.elapsed() > std::time::Duration::from_secs(10) {
+                return Err(format!("no ARP answer for {} in 10 s: is the peer's interface up with that address?", std::net::Ipv4Addr::from(ip)));
+            }
+            step(500);
+        }
+    };
+    let peer_ip = |d: &Dest| -> [u8; 4] { d.gid[12..].try_into().expect("4 bytes") };
+    let theirs = match (o.listen, o.connect) {
+        (Some(at), None) => {
+            let listener = std::net::TcpListener::bind(at).map_err(|e| format!("cannot listen on {at}: {e}"))?;
+            let (mut stream, _) = listener.accept().map_err(|e| format!("accept on {at}: {e}"))?;
+            let side = &mut side;
+            server::<String>(&mut stream, &mine, &mut || step(200), |theirs| {
+                let mac = resolve(peer_ip(theirs))?;
+                side.connect(theirs, mac, my_psn, o.pmtu, false).map_err(|e| e.to_string())
+            })?
+        }
+        (None, Some(at)) => {
+            let start = Instant::now();
+            let mut stream = loop {
+                match std::net::TcpStream::connect(at) {
+                    Ok(s) => break s,
+                    Err(e) if start.elapsed() > PATIENCE => return Err(format!("cannot connect to {at}: {e} (is the tool's server running?)")),
+                    Err(_) => std::thread::sleep(std::time::Duration::from_millis(50)),
+                }
+            };
+            let theirs = client(&mut stream, &mine, &mut || step(200)).map_err(|e: ExchangeError| e.to_string())?;
+            let mac = resolve(peer_ip(&theirs))?;
+            side.connect(&theirs, mac, my_psn, o.pmtu, true).map_err(|e| e.to_string())?;
+            theirs
+        }
+        _ => return Err("give one of --listen ADDR:PORT (the tool connects) or --connect ADDR:PORT (the tool listens)".into()),
+    };
+    let (start, wall) = (world.borrow().nic.cycles(), Instant::now());
+    while !side.done() {
+        if wall.elapsed() > PATIENCE {
+            return Err(format!("{} of {} SENDs and {} receives after {} s: the peer stopped answering", side.sent, o.iters, side.received, PATIENCE.as_secs()));
+        }
+        step(100);
+        side.poll()?;
+    }
+    let cycles = world.borrow().nic.cycles() - start;
+    // (The last ACK, and answers to the peer's resends, leave before the process ends.)
+    step(50_000);
+    let w = world.borrow();
+    Ok(LiveReport { local: mine, remote: theirs, cycles, arp: w.port.arp, pcap: w.port.pcap() })
+}

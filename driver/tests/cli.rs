@@ -367,3 +367,42 @@ lkey = 0x1234
     assert_eq!(out.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn sim_pingpong_plays_both_roles_of_ibv_rc_pingpong_across_two_processes() {
+    // Two `rnic sim pingpong` processes, each a card on its own unix datagram socket, the
+    // exchange over loopback TCP exactly as the tool makes it: one listens as the tool's
+    // server would, the other connects as its client.
+    let dir = std::env::temp_dir().join(format!("rnic-cli-pp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("a.sock"), dir.join("b.sock"));
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let at = format!("127.0.0.1:{port}");
+    let exe = env!("CARGO_BIN_EXE_rnic");
+    let link = |x: &std::path::Path, y: &std::path::Path| format!("unix:{},{}", x.display(), y.display());
+    let pcap = dir.join("server.pcap");
+    let server = std::process::Command::new(exe)
+        .args(["sim", "pingpong", "--link", &link(&a, &b), "--ip", "192.0.2.2", "--mac", "02:00:00:00:00:02", "--listen", &at, "-s", "1000", "-n", "7"])
+        .args(["--pcap", pcap.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let client = std::process::Command::new(exe)
+        .args(["sim", "pingpong", "--link", &link(&b, &a), "--ip", "192.0.2.1", "--mac", "02:00:00:00:00:01", "--connect", &at, "-s", "1000", "-n", "7", "--json"])
+        .output()
+        .unwrap();
+    let server = server.wait_with_output().unwrap();
+    assert!(client.status.success(), "client: {}", String::from_utf8_lossy(&client.stderr));
+    assert!(server.status.success(), "server: {}", String::from_utf8_lossy(&server.stderr));
+    let out = String::from_utf8(server.stdout).unwrap();
+    assert!(out.contains("14000 bytes in ") && out.contains("7 iters in "), "{out}");
+    assert!(out.contains("remote address: LID 0x0000, QPN 0x") && out.contains("GID ::ffff:192.0.2.1"), "{out}");
+    let j: serde_json::Value = serde_json::from_slice(&client.stdout).unwrap();
+    assert_eq!((j["iters"].as_u64(), j["remote"]["gid"].as_str()), (Some(7), Some("::ffff:192.0.2.2")));
+    assert!(j["arp"]["answered"].as_u64() >= Some(1) && j["arp"]["learnt"].as_u64() >= Some(1), "{j}");
+    // The server's capture: 7 SEND ONLYs each way (1000 bytes at PMTU 1024), and their ACKs.
+    let frames = rnic_sim::pcap::read(&std::fs::read(&pcap).unwrap()).unwrap();
+    let sends = frames.iter().filter(|f| f.len() > 1000).count();
+    assert_eq!(sends, 14, "{} frames", frames.len());
+    std::fs::remove_dir_all(&dir).ok();
+}

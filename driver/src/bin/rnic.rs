@@ -62,6 +62,44 @@ enum SimCommand {
     /// Benchmarks in simulated clock cycles.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// One simulated card on a live link (a unix datagram socket, as QEMU's -netdev dgram)
+    /// playing ibv_rc_pingpong against the tool at the other end (`ibv_rc_pingpong -g 1`).
+    Pingpong(PingpongArgs),
+}
+
+#[derive(Args)]
+struct PingpongArgs {
+    /// unix:CARD.sock,PEER.sock: the card's datagram socket and the peer's (QEMU's
+    /// local.path and remote.path, swapped).
+    #[arg(long, value_name = "unix:CARD,PEER")]
+    link: String,
+    /// The card's IPv4 address (answered for by ARP).
+    #[arg(long, default_value = "192.0.2.2")]
+    ip: std::net::Ipv4Addr,
+    /// The card's MAC address.
+    #[arg(long, default_value = "02:00:00:00:00:02")]
+    mac: String,
+    /// Wait here for the tool to connect (it runs as `ibv_rc_pingpong -g 1 HOST`).
+    #[arg(long, value_name = "ADDR:PORT", conflicts_with = "connect")]
+    listen: Option<std::net::SocketAddr>,
+    /// Connect to the tool's server (it runs as `ibv_rc_pingpong -g 1`).
+    #[arg(long, value_name = "ADDR:PORT")]
+    connect: Option<std::net::SocketAddr>,
+    /// Bytes per SEND (the tool's -s).
+    #[arg(short = 's', long, default_value_t = 4096)]
+    size: u32,
+    /// SENDs each way (the tool's -n).
+    #[arg(short = 'n', long, default_value_t = 1000)]
+    iters: u32,
+    /// Path MTU (the tool's -m; rxe on a 1500-byte link uses 1024).
+    #[arg(short = 'm', long, default_value_t = 1024)]
+    mtu: u32,
+    /// Write every frame that crossed the link, both ways, to this capture.
+    #[arg(long, value_name = "OUT")]
+    pcap: Option<PathBuf>,
+    /// One JSON object.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -279,6 +317,56 @@ fn percent_of_frames(name: &str, p: f64) -> Result<f64, String> {
     Ok(p * 100.0)
 }
 
+fn pingpong(a: PingpongArgs) -> Result<(), String> {
+    let Some(("unix", paths)) = a.link.split_once(':') else {
+        return Err(format!("--link {}: write unix:CARD.sock,PEER.sock", a.link));
+    };
+    let Some((card, peer)) = paths.split_once(',') else {
+        return Err(format!("--link {}: write unix:CARD.sock,PEER.sock (two paths, comma between)", a.link));
+    };
+    let mac: Vec<u8> = a.mac.split(':').filter_map(|b| u8::from_str_radix(b, 16).ok()).collect();
+    let mac: [u8; 6] = mac.try_into().map_err(|_| format!("--mac {}: write six hex bytes, e.g. 02:00:00:00:00:02", a.mac))?;
+    if a.size == 0 || a.iters == 0 {
+        return Err("-s and -n: at least 1".into());
+    }
+    let opts = rnic_driver::pingpong::LiveOpts {
+        card_sock: card.into(),
+        peer_sock: peer.into(),
+        mac,
+        ip: a.ip.octets(),
+        listen: a.listen,
+        connect: a.connect,
+        size: a.size,
+        iters: a.iters,
+        pmtu: a.mtu,
+    };
+    let r = rnic_driver::pingpong::run_live(&opts)?;
+    if let Some(path) = &a.pcap {
+        std::fs::write(path, &r.pcap).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    // (The tool's lines, its wall time replaced by the card's simulated time at 250 MHz.)
+    let secs = r.cycles as f64 / (rnic_sim::bench::CLOCK_MHZ * 1e6);
+    let bytes = a.size as u64 * a.iters as u64 * 2;
+    let gid = |d: &rnic_driver::exchange::Dest| std::net::Ipv6Addr::from(d.gid);
+    if a.json {
+        let j = serde_json::json!({
+            "local": {"qpn": r.local.qpn, "psn": r.local.psn, "gid": gid(&r.local).to_string()},
+            "remote": {"qpn": r.remote.qpn, "psn": r.remote.psn, "gid": gid(&r.remote).to_string()},
+            "bytes": bytes, "iters": a.iters, "cycles": r.cycles, "usec_per_iter": secs * 1e6 / a.iters as f64,
+            "arp": {"answered": r.arp.answered, "asked": r.arp.asked, "learnt": r.arp.learnt, "ignored": r.arp.ignored},
+        });
+        println!("{j}");
+    } else {
+        for (what, d) in [("local address: ", &r.local), ("remote address:", &r.remote)] {
+            println!("  {what} LID 0x{:04x}, QPN 0x{:06x}, PSN 0x{:06x}, GID {}", d.lid, d.qpn, d.psn, gid(d));
+        }
+        println!("{bytes} bytes in {secs:.2} seconds = {:.2} Mbit/sec", bytes as f64 * 8.0 / secs / 1e6);
+        println!("{} iters in {secs:.2} seconds = {:.2} usec/iter", a.iters, secs * 1e6 / a.iters as f64);
+        println!("(simulated time: {} cycles at 250 MHz)", r.cycles);
+    }
+    Ok(())
+}
+
 fn demo(a: DemoArgs) -> Result<(), String> {
     let trace = a.trace.as_ref().map(|p| p.display().to_string());
     let mut faults = rnic_sim::world::Faults { seed: a.seed, ..Default::default() };
@@ -473,6 +561,7 @@ fn main() -> ExitCode {
         Command::Sim(SimCommand::Bench(BenchCommand::Send(a))) => bench_write(a, SendOp::Send),
         Command::Sim(SimCommand::Bench(BenchCommand::Read(a))) => bench_write(a, SendOp::Read),
         Command::Sim(SimCommand::Demo(a)) => demo(a),
+        Command::Sim(SimCommand::Pingpong(a)) => pingpong(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
