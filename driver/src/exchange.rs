@@ -134,6 +134,27 @@ pub fn client(stream: &mut TcpStream, mine: &Dest, idle: &mut dyn FnMut()) -> Re
     Ok(theirs)
 }
 
+/// The client's side from connecting on: connect to `at` and exchange, again while the
+/// connection is refused or closed before the server's message came (a forwarded port whose
+/// server is not listening yet, as QEMU's hostfwd while the guest boots), for [`PATIENCE`].
+pub fn connect_client(at: std::net::SocketAddr, mine: &Dest, idle: &mut dyn FnMut()) -> Result<Dest, String> {
+    let start = Instant::now();
+    loop {
+        let again = match TcpStream::connect(at) {
+            Ok(mut stream) => match client(&mut stream, mine, idle) {
+                Ok(theirs) => return Ok(theirs),
+                Err(ExchangeError::Io(e)) if matches!(e.kind(), ErrorKind::UnexpectedEof | ErrorKind::ConnectionReset | ErrorKind::BrokenPipe) => e,
+                Err(e) => return Err(e.to_string()),
+            },
+            Err(e) => e,
+        };
+        if start.elapsed() > PATIENCE {
+            return Err(format!("cannot reach the tool's server at {at}: {again} (is it running?)"));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// The server's side: read the client's, `connect` the QP to it, then answer with `mine` and
 /// wait for the client's `"done"` (`idle` runs while it waits).
 pub fn server<E: From<ExchangeError>>(
@@ -217,10 +238,26 @@ mod tests {
             s.read_exact(&mut done).unwrap();
             (got, done)
         });
-        let mut waited = 0;
-        let theirs = client(&mut TcpStream::connect(at).unwrap(), &card, &mut || waited += 1).unwrap();
+        let theirs = client(&mut TcpStream::connect(at).unwrap(), &card, &mut || {}).unwrap();
         assert_eq!((theirs.qpn, theirs.psn), (0x12, 0x42));
         let (got, done) = tool.join().unwrap();
         assert_eq!((got.to_vec(), &done), (card.wire().to_vec(), b"done\0"));
+
+        // A forwarded port that accepts and closes while its server is not up yet: the client
+        // tries again and gets through to the server once it listens.
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let at = listener.local_addr().unwrap();
+        let tool = std::thread::spawn(move || {
+            drop(listener.accept().unwrap());
+            let (mut s, _) = listener.accept().unwrap();
+            let mut got = [0u8; MSG_LEN];
+            s.read_exact(&mut got).unwrap();
+            s.write_all(&tool_msg(0, 0x13, 0x7, "00000000000000000000ffffc0000201")).unwrap();
+            let mut done = [0u8; 5];
+            s.read_exact(&mut done).unwrap();
+        });
+        let theirs = connect_client(at, &card, &mut || {}).unwrap();
+        assert_eq!((theirs.qpn, theirs.psn), (0x13, 0x7));
+        tool.join().unwrap();
     }
 }

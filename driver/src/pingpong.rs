@@ -168,7 +168,7 @@ pub struct LiveReport {
 /// peer (who may ARP for it meanwhile), and for a while after its last completion, so its last
 /// ACK leaves before the process does.
 pub fn run_live(o: &LiveOpts) -> Result<LiveReport, String> {
-    use crate::exchange::{client, server, ExchangeError, PATIENCE};
+    use crate::exchange::{connect_client, server, PATIENCE};
     use crate::sim_bus::LiveCard;
     use rnic_sim::live::{LivePort, LiveWorld};
     use std::time::Instant;
@@ -216,15 +216,7 @@ pub fn run_live(o: &LiveOpts) -> Result<LiveReport, String> {
             })?
         }
         (None, Some(at)) => {
-            let start = Instant::now();
-            let mut stream = loop {
-                match std::net::TcpStream::connect(at) {
-                    Ok(s) => break s,
-                    Err(e) if start.elapsed() > PATIENCE => return Err(format!("cannot connect to {at}: {e} (is the tool's server running?)")),
-                    Err(_) => std::thread::sleep(std::time::Duration::from_millis(50)),
-                }
-            };
-            let theirs = client(&mut stream, &mine, &mut || step(200)).map_err(|e: ExchangeError| e.to_string())?;
+            let theirs = connect_client(at, &mine, &mut || step(200))?;
             let mac = resolve(peer_ip(&theirs))?;
             side.connect(&theirs, mac, my_psn, o.pmtu, true).map_err(|e| e.to_string())?;
             theirs
