@@ -204,20 +204,26 @@ pub fn run_live(o: &LiveOpts) -> Result<LiveReport, String> {
             step(500);
         }
     };
-    let peer_ip = |d: &Dest| -> [u8; 4] { d.gid[12..].try_into().expect("4 bytes") };
+    let peer_ip = |d: &Dest| -> Result<[u8; 4], String> {
+        let ip: [u8; 4] = d.gid[12..].try_into().expect("4 bytes");
+        match d.gid == gid_v4(ip) {
+            true => Ok(ip),
+            false => Err(format!("the tool's GID {} is not IPv4-mapped: run it with -g set to the IPv4 GID's index", std::net::Ipv6Addr::from(d.gid))),
+        }
+    };
     let theirs = match (o.listen, o.connect) {
         (Some(at), None) => {
             let listener = std::net::TcpListener::bind(at).map_err(|e| format!("cannot listen on {at}: {e}"))?;
             let (mut stream, _) = listener.accept().map_err(|e| format!("accept on {at}: {e}"))?;
             let side = &mut side;
             server::<String>(&mut stream, &mine, &mut || step(200), |theirs| {
-                let mac = resolve(peer_ip(theirs))?;
+                let mac = resolve(peer_ip(theirs)?)?;
                 side.connect(theirs, mac, my_psn, o.pmtu, false).map_err(|e| e.to_string())
             })?
         }
         (None, Some(at)) => {
             let theirs = connect_client(at, &mine, &mut || step(200))?;
-            let mac = resolve(peer_ip(&theirs))?;
+            let mac = resolve(peer_ip(&theirs)?)?;
             side.connect(&theirs, mac, my_psn, o.pmtu, true).map_err(|e| e.to_string())?;
             theirs
         }
