@@ -172,6 +172,12 @@ pub fn run_live(o: &LiveOpts) -> Result<LiveReport, String> {
     use crate::sim_bus::LiveCard;
     use rnic_sim::live::{LivePort, LiveWorld};
     use std::time::Instant;
+    // (Listening before the card's socket exists: a script that waits for the socket knows
+    // the port is open, as QEMU's guestfwd needs when it starts.)
+    let listener = match o.listen {
+        Some(at) => Some(std::net::TcpListener::bind(at).map_err(|e| format!("cannot listen on {at}: {e}"))?),
+        None => None,
+    };
     let port = LivePort::bind(&o.card_sock, &o.peer_sock, o.mac, o.ip).map_err(|e| e.to_string())?;
     let nic = rnic_sim::nic::NicSim::new().map_err(|e| e.to_string())?;
     let (world, bus) = LiveCard::new(LiveWorld { nic, port });
@@ -211,10 +217,9 @@ pub fn run_live(o: &LiveOpts) -> Result<LiveReport, String> {
             false => Err(format!("the tool's GID {} is not IPv4-mapped: run it with -g set to the IPv4 GID's index", std::net::Ipv6Addr::from(d.gid))),
         }
     };
-    let theirs = match (o.listen, o.connect) {
-        (Some(at), None) => {
-            let listener = std::net::TcpListener::bind(at).map_err(|e| format!("cannot listen on {at}: {e}"))?;
-            let (mut stream, _) = listener.accept().map_err(|e| format!("accept on {at}: {e}"))?;
+    let theirs = match (listener, o.connect) {
+        (Some(listener), None) => {
+            let (mut stream, _) = listener.accept().map_err(|e| format!("accept: {e}"))?;
             let side = &mut side;
             server::<String>(&mut stream, &mine, &mut || step(200), |theirs| {
                 let mac = resolve(peer_ip(theirs)?)?;
