@@ -88,11 +88,14 @@ impl Dest {
         let [lid, qpn, psn, gid] = parts[..] else {
             return Err(ExchangeError::Malformed(shown()));
         };
-        let num = |s: &str, bits: u32| u32::from_str_radix(s, 16).ok().filter(|v| (*v as u64) < 1u64 << bits);
+        let num = |s: &str, bits: u32| {
+            let hex = !s.is_empty() && s.bytes().all(|b| b.is_ascii_hexdigit());
+            u32::from_str_radix(s, 16).ok().filter(|v| hex && (*v as u64) < 1u64 << bits)
+        };
         let (Some(lid), Some(qpn), Some(psn)) = (num(lid, 16), num(qpn, 24), num(psn, 24)) else {
             return Err(ExchangeError::Malformed(shown()));
         };
-        if gid.len() != 32 {
+        if gid.len() != 32 || !gid.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(ExchangeError::Malformed(shown()));
         }
         let mut g = [0u8; 16];
@@ -196,7 +199,17 @@ mod tests {
         let d = Dest::parse(&guest).unwrap();
         assert_eq!(d, Dest { lid: 0, qpn: 0x11, psn: 0xde98cc, gid: gid_v4([192, 0, 2, 1]) });
         assert_eq!(d.wire().to_vec(), guest);
-        for bad in [&b"0000:000011:de98cc"[..], b"0000:1000000:000000:00000000000000000000ffffc0000201", b"zz:11:22:00000000000000000000ffffc0000201", b"0:11:22:ffffc0000201"] {
+        // (A GID of 32 bytes that are not 32 hex digits: a two-byte character among them.)
+        let bad_gid = [&b"0000:000011:de98cc:"[..], "0\u{e9}00000000000000000ffffc0000201".as_bytes()].concat();
+        let bad: [&[u8]; 6] = [
+            b"0000:000011:de98cc",
+            &bad_gid,
+            b"0000:+11:22:00000000000000000000ffffc0000201",
+            b"0000:1000000:000000:00000000000000000000ffffc0000201",
+            b"zz:11:22:00000000000000000000ffffc0000201",
+            b"0:11:22:ffffc0000201",
+        ];
+        for bad in bad {
             let e = Dest::parse(bad).unwrap_err().to_string();
             assert!(e.contains("not an ibv_rc_pingpong address message"), "{e}");
         }

@@ -159,6 +159,9 @@ pub struct LiveReport {
     /// Simulated cycles from the first SEND posted to the last completion.
     pub cycles: u64,
     pub arp: rnic_sim::live::ArpCounts,
+    /// Frames the link's socket refused (no peer there), and datagrams too long to take.
+    pub send_errors: u64,
+    pub oversize: u64,
     /// Every frame that crossed the link, both ways.
     pub pcap: Vec<u8>,
 }
@@ -219,7 +222,21 @@ pub fn run_live(o: &LiveOpts) -> Result<LiveReport, String> {
     };
     let theirs = match (listener, o.connect) {
         (Some(listener), None) => {
-            let (mut stream, _) = listener.accept().map_err(|e| format!("accept: {e}"))?;
+            // (The card runs while it waits: nothing blocks for ever.)
+            listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+            let start = Instant::now();
+            let mut stream = loop {
+                match listener.accept() {
+                    Ok((s, _)) => break s,
+                    Err(e) if e.kind() != std::io::ErrorKind::WouldBlock => return Err(format!("accept: {e}")),
+                    Err(_) if start.elapsed() > PATIENCE => return Err(format!("no tool connected in {} s", PATIENCE.as_secs())),
+                    Err(_) => {
+                        step(200);
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    }
+                }
+            };
+            stream.set_nonblocking(false).map_err(|e| e.to_string())?;
             let side = &mut side;
             server::<String>(&mut stream, &mine, &mut || step(200), |theirs| {
                 let mac = resolve(peer_ip(theirs)?)?;
@@ -234,17 +251,31 @@ pub fn run_live(o: &LiveOpts) -> Result<LiveReport, String> {
         }
         _ => return Err("give one of --listen ADDR:PORT (the tool connects) or --connect ADDR:PORT (the tool listens)".into()),
     };
-    let (start, wall) = (world.borrow().nic.cycles(), Instant::now());
+    let (start, mut wall) = (world.borrow().nic.cycles(), Instant::now());
+    let mut progress = (0, 0);
     while !side.done() {
+        if (side.sent, side.received) != progress {
+            progress = (side.sent, side.received);
+            wall = Instant::now();
+        }
         if wall.elapsed() > PATIENCE {
-            return Err(format!("{} of {} SENDs and {} receives after {} s: the peer stopped answering", side.sent, o.iters, side.received, PATIENCE.as_secs()));
+            return Err(format!("{} of {} SENDs and {} receives, none more for {} s: the peer stopped answering", side.sent, o.iters, side.received, PATIENCE.as_secs()));
         }
         step(100);
         side.poll()?;
     }
     let cycles = world.borrow().nic.cycles() - start;
-    // (The last ACK, and answers to the peer's resends, leave before the process ends.)
-    step(50_000);
+    // (The last ACK, and answers to the peer's resends, leave before the process ends: it
+    // stays until the peer has been quiet for half a second, ten seconds at most.)
+    let linger = Instant::now();
+    let mut quiet = (world.borrow().port.last_rx, Instant::now());
+    while linger.elapsed().as_secs() < 10 && quiet.1.elapsed().as_millis() < 500 {
+        step(1000);
+        let last = world.borrow().port.last_rx;
+        if last != quiet.0 {
+            quiet = (last, Instant::now());
+        }
+    }
     let w = world.borrow();
-    Ok(LiveReport { local: mine, remote: theirs, cycles, arp: w.port.arp, pcap: w.port.pcap() })
+    Ok(LiveReport { local: mine, remote: theirs, cycles, arp: w.port.arp, send_errors: w.port.send_errors, oversize: w.port.oversize, pcap: w.port.pcap() })
 }

@@ -62,9 +62,17 @@ pub struct LivePort {
     /// The peer's MAC, once learnt, by IPv4 address.
     pub neighbours: Vec<([u8; 4], [u8; 6])>,
     pub arp: ArpCounts,
-    /// Frames to the peer the socket refused (no peer listening yet: the frame is lost, as on
-    /// a cable to a port switched off).
+    /// Frames to the peer the socket refused (no peer there yet: the frame is lost, as on a
+    /// cable to a port switched off).
     pub send_errors: u64,
+    /// Frames waiting for room in the peer's queue (a busy QEMU reads its socket late; the
+    /// kernel keeps only a few datagrams for it): sent in order, the card's transmit held
+    /// meanwhile, as a MAC's FIFO backs up.
+    waiting: VecDeque<Vec<u8>>,
+    /// Datagrams longer than a jumbo frame, cut short by the receive: dropped, counted.
+    pub oversize: u64,
+    /// Cycle of the last frame from the peer (how long the link has been quiet).
+    pub last_rx: u64,
     handing: VecDeque<Beat>,
     /// (ns, from the card?, frame without FCS), in the order they crossed.
     capture: Vec<(u64, bool, Vec<u8>)>,
@@ -73,8 +81,10 @@ pub struct LivePort {
 impl LivePort {
     /// Bind `card` (removed first if a stale socket file is there) and send to `peer`.
     pub fn bind(card: &Path, peer: &Path, mac: [u8; 6], ip: [u8; 4]) -> Result<LivePort, LiveError> {
+        use std::os::unix::fs::FileTypeExt;
         let err = |err| LiveError::Socket { path: card.to_path_buf(), err };
-        if card.exists() {
+        // (Only a stale socket is removed: a path that names any other file is an error.)
+        if std::fs::symlink_metadata(card).is_ok_and(|m| m.file_type().is_socket()) {
             std::fs::remove_file(card).map_err(err)?;
         }
         let sock = UnixDatagram::bind(card).map_err(err)?;
@@ -87,6 +97,9 @@ impl LivePort {
             neighbours: Vec::new(),
             arp: ArpCounts::default(),
             send_errors: 0,
+            waiting: VecDeque::new(),
+            oversize: 0,
+            last_rx: 0,
             handing: VecDeque::new(),
             capture: Vec::new(),
         })
@@ -105,11 +118,27 @@ impl LivePort {
     }
 
     fn send(&mut self, frame: Vec<u8>, now: u64) {
-        // (A peer not listening yet loses the frame, as a cable to a switched-off port does.)
-        if self.sock.send_to(&frame, &self.peer).is_err() {
-            self.send_errors += 1;
+        self.capture.push((ns(now), true, frame.clone()));
+        self.waiting.push_back(frame);
+        self.flush();
+    }
+
+    /// Send what waits, in order, while the peer's queue has room.
+    fn flush(&mut self) {
+        while let Some(frame) = self.waiting.front() {
+            match self.sock.send_to(frame, &self.peer) {
+                Ok(_) => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                // (No peer there yet: lost, as on a cable to a port switched off.)
+                Err(_) => self.send_errors += 1,
+            }
+            self.waiting.pop_front();
         }
-        self.capture.push((ns(now), true, frame));
+    }
+
+    /// Nothing waits for the peer's queue.
+    pub fn drained(&self) -> bool {
+        self.waiting.is_empty()
     }
 
     /// The next beat for the card's receive port: from the frame being handed over, or from
@@ -119,9 +148,13 @@ impl LivePort {
         while self.handing.is_empty() {
             let n = match self.sock.recv(&mut buf) {
                 Ok(n) => n,
-                Err(e) if e.kind() == ErrorKind::WouldBlock => return None,
                 Err(_) => return None,
             };
+            self.last_rx = now;
+            if n == buf.len() {
+                self.oversize += 1;
+                continue;
+            }
             let frame = buf[..n].to_vec();
             self.capture.push((ns(now), false, frame.clone()));
             if frame.len() >= 14 && u16::from_be_bytes([frame[12], frame[13]]) == ETHERTYPE_ARP {
@@ -213,7 +246,8 @@ impl LiveWorld {
     pub fn step(&mut self) {
         let now = self.nic.cycles();
         let rx = self.port.next_beat(now);
-        if let Some(mut frame) = self.nic.step(rx.as_ref(), true) {
+        self.port.flush();
+        if let Some(mut frame) = self.nic.step(rx.as_ref(), self.port.drained()) {
             frame.truncate(frame.len().saturating_sub(4));
             self.port.send(frame, now);
         }

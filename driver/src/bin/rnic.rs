@@ -324,8 +324,9 @@ fn pingpong(a: PingpongArgs) -> Result<(), String> {
     let Some((card, peer)) = paths.split_once(',') else {
         return Err(format!("--link {}: write unix:CARD.sock,PEER.sock (two paths, comma between)", a.link));
     };
-    let mac: Vec<u8> = a.mac.split(':').filter_map(|b| u8::from_str_radix(b, 16).ok()).collect();
-    let mac: [u8; 6] = mac.try_into().map_err(|_| format!("--mac {}: write six hex bytes, e.g. 02:00:00:00:00:02", a.mac))?;
+    let bad_mac = || format!("--mac {}: write six hex bytes, e.g. 02:00:00:00:00:02", a.mac);
+    let mac: Vec<u8> = a.mac.split(':').map(|b| (b.len() == 2).then(|| u8::from_str_radix(b, 16).ok()).flatten()).collect::<Option<_>>().ok_or_else(bad_mac)?;
+    let mac: [u8; 6] = mac.try_into().map_err(|_| bad_mac())?;
     if a.size == 0 || a.iters == 0 {
         return Err("-s and -n: at least 1".into());
     }
@@ -354,6 +355,7 @@ fn pingpong(a: PingpongArgs) -> Result<(), String> {
             "remote": {"qpn": r.remote.qpn, "psn": r.remote.psn, "gid": gid(&r.remote).to_string()},
             "bytes": bytes, "iters": a.iters, "cycles": r.cycles, "usec_per_iter": secs * 1e6 / a.iters as f64,
             "arp": {"answered": r.arp.answered, "asked": r.arp.asked, "learnt": r.arp.learnt, "ignored": r.arp.ignored},
+            "link": {"send_errors": r.send_errors, "oversize": r.oversize},
         });
         println!("{j}");
     } else {
