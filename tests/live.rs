@@ -30,7 +30,7 @@ fn a_guest_on_a_datagram_socket_gets_arp_answers_and_its_write_acknowledged() {
     // The card is port 1 of the two-card world's addresses, the guest port 0.
     let (me, peer) = (port(1), port(0));
     let live = LiveWorld { nic: NicSim::new().unwrap(), port: LivePort::bind(&card_sock, &guest_sock, me.mac, me.ipv4).unwrap() };
-    let (world, bus) = LiveCard::new(live);
+    let (world, bus) = LiveCard::live(live);
     let mut card = Context::new(Device::open(bus).unwrap(), me).unwrap();
     // Whatever arrives at the guest while the card runs.
     let mut got = Vec::new();
@@ -104,7 +104,7 @@ fn two_cards_on_live_links_play_ibv_rc_pingpong() {
     for i in 0..2 {
         let me = port(i as u8);
         let live = LiveWorld { nic: NicSim::new().unwrap(), port: LivePort::bind(&socks[i], &socks[1 - i], me.mac, me.ipv4).unwrap() };
-        let (world, bus) = LiveCard::new(live);
+        let (world, bus) = LiveCard::live(live);
         let ctx = Context::new(Device::open(bus).unwrap(), me).unwrap();
         sides.push(Side::new(ctx, 4096, 20, 8, [0xC1, 0x5E][i]).unwrap());
         worlds.push(world);

@@ -183,7 +183,7 @@ pub fn run_live(o: &LiveOpts) -> Result<LiveReport, String> {
     };
     let port = LivePort::bind(&o.card_sock, &o.peer_sock, o.mac, o.ip).map_err(|e| e.to_string())?;
     let nic = rnic_sim::nic::NicSim::new().map_err(|e| e.to_string())?;
-    let (world, bus) = LiveCard::new(LiveWorld { nic, port });
+    let (world, bus) = LiveCard::live(LiveWorld { nic, port });
     let mut ipv6 = [0u8; 16];
     ipv6[..4].copy_from_slice(&[0x20, 0x01, 0x0d, 0xb8]);
     ipv6[15] = o.ip[3];

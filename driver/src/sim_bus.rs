@@ -3,7 +3,8 @@
 //!
 //! A card alone is a `NicSim`; a card in a two-card world is a [`WorldCard`], whose accesses
 //! run the whole world (both cards and the link) while they take; a card on a live link (a
-//! unix datagram socket, a QEMU guest at the other end) is a [`LiveCard`].
+//! unix datagram socket, a QEMU guest at the other end) is a [`LiveCard`]. Both are a
+//! [`SharedCard`] of a [`SharedSim`].
 
 use crate::bus::{check_offset, Bus, BusError, IovaSpace};
 use rnic_sim::nic::{BarTimeout, NicSim};
@@ -70,24 +71,83 @@ impl Bus for SimCard {
     }
 }
 
-/// One card of a shared two-card world.
-pub struct WorldCard {
-    pub world: Rc<RefCell<World>>,
+/// A simulation that several buses (or one) share: BAR0 accesses and idle cycles run all of
+/// it; DMA memory is card `card`'s host memory.
+pub trait SharedSim {
+    fn bar(&mut self, card: usize, offset: u32, write: Option<u32>) -> Result<u32, BarTimeout>;
+    fn step(&mut self);
+    fn nic(&self, card: usize) -> &NicSim;
+    fn nic_mut(&mut self, card: usize) -> &mut NicSim;
+}
+
+impl SharedSim for World {
+    fn bar(&mut self, card: usize, offset: u32, write: Option<u32>) -> Result<u32, BarTimeout> {
+        World::bar(self, card, offset, write)
+    }
+    fn step(&mut self) {
+        World::step(self)
+    }
+    fn nic(&self, card: usize) -> &NicSim {
+        &self.nics[card]
+    }
+    fn nic_mut(&mut self, card: usize) -> &mut NicSim {
+        &mut self.nics[card]
+    }
+}
+
+/// The live link has one card: `card` is 0.
+impl SharedSim for LiveWorld {
+    fn bar(&mut self, _card: usize, offset: u32, write: Option<u32>) -> Result<u32, BarTimeout> {
+        LiveWorld::bar(self, offset, write)
+    }
+    fn step(&mut self) {
+        LiveWorld::step(self)
+    }
+    fn nic(&self, _card: usize) -> &NicSim {
+        &self.nic
+    }
+    fn nic_mut(&mut self, _card: usize) -> &mut NicSim {
+        &mut self.nic
+    }
+}
+
+/// One card of a shared simulation, as a bus.
+pub struct SharedCard<W> {
+    pub world: Rc<RefCell<W>>,
     pub card: usize,
     iova: IovaSpace,
 }
+
+impl<W> SharedCard<W> {
+    fn new(world: &Rc<RefCell<W>>, card: usize) -> SharedCard<W> {
+        SharedCard { world: world.clone(), card, iova: IovaSpace::new(SIM_IOVA_BASE, SIM_IOVA_SIZE) }
+    }
+}
+
+/// One card of a two-card world: its accesses run both cards and the link.
+pub type WorldCard = SharedCard<World>;
+/// The card of a live link: its accesses run the card and the link (frames from the socket
+/// delivered, frames to it sent).
+pub type LiveCard = SharedCard<LiveWorld>;
 
 impl WorldCard {
     /// Both cards of `world`, as buses.
     pub fn pair(world: World) -> (Rc<RefCell<World>>, [WorldCard; 2]) {
         let w = Rc::new(RefCell::new(world));
-        let card = |card| WorldCard { world: w.clone(), card, iova: IovaSpace::new(SIM_IOVA_BASE, SIM_IOVA_SIZE) };
-        let cards = [card(0), card(1)];
+        let cards = [SharedCard::new(&w, 0), SharedCard::new(&w, 1)];
         (w, cards)
     }
 }
 
-impl Bus for WorldCard {
+impl LiveCard {
+    pub fn live(world: LiveWorld) -> (Rc<RefCell<LiveWorld>>, LiveCard) {
+        let w = Rc::new(RefCell::new(world));
+        let card = SharedCard::new(&w, 0);
+        (w, card)
+    }
+}
+
+impl<W: SharedSim> Bus for SharedCard<W> {
     fn read32(&mut self, offset: u32) -> Result<u32, BusError> {
         check_offset(offset)?;
         self.world.borrow_mut().bar(self.card, offset, None).map_err(timeout)
@@ -104,73 +164,19 @@ impl Bus for WorldCard {
 
     fn dma_free(&mut self, iova: u64) -> Result<(), BusError> {
         let len = self.iova.free(iova)?;
-        self.world.borrow_mut().nics[self.card].mem.forget(iova, len);
+        self.world.borrow_mut().nic_mut(self.card).mem.forget(iova, len);
         Ok(())
     }
 
     fn dma_write(&mut self, iova: u64, data: &[u8]) -> Result<(), BusError> {
         self.iova.check(iova, data.len())?;
-        self.world.borrow_mut().nics[self.card].mem.write(iova, data);
+        self.world.borrow_mut().nic_mut(self.card).mem.write(iova, data);
         Ok(())
     }
 
     fn dma_read(&mut self, iova: u64, len: usize) -> Result<Vec<u8>, BusError> {
         self.iova.check(iova, len)?;
-        Ok(self.world.borrow().nics[self.card].mem.read(iova, len))
-    }
-
-    fn wait(&mut self, cycles: u64) {
-        let mut w = self.world.borrow_mut();
-        for _ in 0..cycles {
-            w.step();
-        }
-    }
-}
-
-/// The card of a live link: its accesses run the card and the link (frames from the socket
-/// delivered, frames to it sent) while they take.
-pub struct LiveCard {
-    pub world: Rc<RefCell<LiveWorld>>,
-    iova: IovaSpace,
-}
-
-impl LiveCard {
-    pub fn new(world: LiveWorld) -> (Rc<RefCell<LiveWorld>>, LiveCard) {
-        let w = Rc::new(RefCell::new(world));
-        (w.clone(), LiveCard { world: w, iova: IovaSpace::new(SIM_IOVA_BASE, SIM_IOVA_SIZE) })
-    }
-}
-
-impl Bus for LiveCard {
-    fn read32(&mut self, offset: u32) -> Result<u32, BusError> {
-        check_offset(offset)?;
-        self.world.borrow_mut().bar(offset, None).map_err(timeout)
-    }
-
-    fn write32(&mut self, offset: u32, value: u32) -> Result<(), BusError> {
-        check_offset(offset)?;
-        self.world.borrow_mut().bar(offset, Some(value)).map(|_| ()).map_err(timeout)
-    }
-
-    fn dma_alloc(&mut self, len: usize, align: usize) -> Result<u64, BusError> {
-        self.iova.alloc(len, align)
-    }
-
-    fn dma_free(&mut self, iova: u64) -> Result<(), BusError> {
-        let len = self.iova.free(iova)?;
-        self.world.borrow_mut().nic.mem.forget(iova, len);
-        Ok(())
-    }
-
-    fn dma_write(&mut self, iova: u64, data: &[u8]) -> Result<(), BusError> {
-        self.iova.check(iova, data.len())?;
-        self.world.borrow_mut().nic.mem.write(iova, data);
-        Ok(())
-    }
-
-    fn dma_read(&mut self, iova: u64, len: usize) -> Result<Vec<u8>, BusError> {
-        self.iova.check(iova, len)?;
-        Ok(self.world.borrow().nic.mem.read(iova, len))
+        Ok(self.world.borrow().nic(self.card).mem.read(iova, len))
     }
 
     fn wait(&mut self, cycles: u64) {
