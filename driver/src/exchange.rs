@@ -33,6 +33,10 @@ pub enum ExchangeError {
     Io(std::io::Error),
     /// The peer's message is not one the tool sends.
     Malformed(String),
+    /// The peer's message is not the `want` this step of the exchange takes.
+    Unexpected { got: String, want: &'static str },
+    /// The card's own step between messages failed (connecting its QP, resolving the peer).
+    Local(String),
 }
 
 impl std::fmt::Display for ExchangeError {
@@ -40,6 +44,8 @@ impl std::fmt::Display for ExchangeError {
         match self {
             ExchangeError::Io(e) => write!(f, "exchange with the peer tool failed: {e} (is it running, with the same port?)"),
             ExchangeError::Malformed(m) => write!(f, "the peer tool sent {m}: not an ibv_rc_pingpong address message (LID:QPN:PSN:GID)"),
+            ExchangeError::Unexpected { got, want } => write!(f, "the peer tool sent {got}: not {want}"),
+            ExchangeError::Local(m) => f.write_str(m),
         }
     }
 }
@@ -108,7 +114,7 @@ impl Dest {
 
 /// Fill `buf` from `stream`, calling `idle` while nothing comes (a simulated card keeps
 /// running meanwhile: the peer's stack may ARP for it before it answers).
-fn read_all(stream: &mut TcpStream, buf: &mut [u8], idle: &mut dyn FnMut()) -> Result<(), ExchangeError> {
+pub fn read_all(stream: &mut TcpStream, buf: &mut [u8], idle: &mut dyn FnMut()) -> Result<(), ExchangeError> {
     stream.set_read_timeout(Some(Duration::from_millis(1)))?;
     let (mut got, start) = (0, Instant::now());
     while got < buf.len() {
@@ -137,15 +143,20 @@ pub fn client(stream: &mut TcpStream, mine: &Dest, idle: &mut dyn FnMut()) -> Re
     Ok(theirs)
 }
 
-/// The client's side from connecting on: connect to `at` and exchange, again while the
-/// connection is refused or closed before the server's message came (a forwarded port whose
-/// server is not listening yet, as QEMU's hostfwd while the guest boots), for [`PATIENCE`].
-pub fn connect_client(at: std::net::SocketAddr, mine: &Dest, idle: &mut dyn FnMut()) -> Result<Dest, String> {
+/// Connect to the tool's server at `at` and take `first` (the side's first exchange step),
+/// again while the connection is refused or closed before the server answered (a forwarded
+/// port whose server is not listening yet, as QEMU's hostfwd while the guest boots), for
+/// [`PATIENCE`]; `idle` runs between tries (a simulated card keeps running).
+pub fn connect_retrying<T>(
+    at: std::net::SocketAddr,
+    idle: &mut dyn FnMut(),
+    mut first: impl FnMut(&mut TcpStream) -> Result<T, ExchangeError>,
+) -> Result<(TcpStream, T), String> {
     let start = Instant::now();
     loop {
         let again = match TcpStream::connect(at) {
-            Ok(mut stream) => match client(&mut stream, mine, idle) {
-                Ok(theirs) => return Ok(theirs),
+            Ok(mut stream) => match first(&mut stream) {
+                Ok(t) => return Ok((stream, t)),
                 Err(ExchangeError::Io(e)) if matches!(e.kind(), ErrorKind::UnexpectedEof | ErrorKind::ConnectionReset | ErrorKind::BrokenPipe) => e,
                 Err(e) => return Err(e.to_string()),
             },
@@ -154,6 +165,7 @@ pub fn connect_client(at: std::net::SocketAddr, mine: &Dest, idle: &mut dyn FnMu
         if start.elapsed() > PATIENCE {
             return Err(format!("cannot reach the tool's server at {at}: {again} (is it running?)"));
         }
+        idle();
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -269,7 +281,7 @@ mod tests {
             let mut done = [0u8; 5];
             s.read_exact(&mut done).unwrap();
         });
-        let theirs = connect_client(at, &card, &mut || {}).unwrap();
+        let (_, theirs) = connect_retrying(at, &mut || {}, |s| client(s, &card, &mut || {})).unwrap();
         assert_eq!((theirs.qpn, theirs.psn), (0x13, 0x7));
         tool.join().unwrap();
     }

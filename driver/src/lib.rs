@@ -7,6 +7,8 @@ pub mod bus;
 pub mod demo;
 pub mod device;
 pub mod exchange;
+pub mod live_link;
+pub mod perftest;
 pub mod pingpong;
 pub mod sim_bus;
 pub mod sim_pair;

@@ -138,15 +138,7 @@ impl<B: Bus> Side<B> {
 
 /// Where a live ping-pong's card sits and whom it plays.
 pub struct LiveOpts {
-    /// The card's datagram socket, and the peer's (QEMU's `local.path` / `remote.path`).
-    pub card_sock: std::path::PathBuf,
-    pub peer_sock: std::path::PathBuf,
-    pub mac: [u8; 6],
-    pub ip: [u8; 4],
-    /// Wait for the tool to connect here (`ibv_rc_pingpong HOST`), or connect to the tool's
-    /// server (`ibv_rc_pingpong` without a host).
-    pub listen: Option<std::net::SocketAddr>,
-    pub connect: Option<std::net::SocketAddr>,
+    pub link: crate::live_link::LinkOpts,
     pub size: u32,
     pub iters: u32,
     pub pmtu: u32,
@@ -158,124 +150,39 @@ pub struct LiveReport {
     pub remote: Dest,
     /// Simulated cycles from the first SEND posted to the last completion.
     pub cycles: u64,
-    pub arp: rnic_sim::live::ArpCounts,
-    /// Frames the link's socket refused (no peer there), and datagrams too long to take.
-    pub send_errors: u64,
-    pub oversize: u64,
-    /// Every frame that crossed the link, both ways.
-    pub pcap: Vec<u8>,
+    pub link: crate::live_link::LinkReport,
 }
 
 /// Play `ibv_rc_pingpong` against the tool on the other end of a live link: the exchange over
-/// TCP, the peer's MAC by ARP, then the SENDs. The card keeps running while it waits for the
-/// peer (who may ARP for it meanwhile), and for a while after its last completion, so its last
-/// ACK leaves before the process does.
+/// TCP, the peer's MAC by ARP, then the SENDs.
 pub fn run_live(o: &LiveOpts) -> Result<LiveReport, String> {
-    use crate::exchange::{connect_client, server, PATIENCE};
-    use crate::sim_bus::LiveCard;
-    use rnic_sim::live::{LivePort, LiveWorld};
-    use std::time::Instant;
-    // (Listening before the card's socket exists: a script that waits for the socket knows
-    // the port is open, as QEMU's guestfwd needs when it starts.)
-    let listener = match o.listen {
-        Some(at) => Some(std::net::TcpListener::bind(at).map_err(|e| format!("cannot listen on {at}: {e}"))?),
-        None => None,
-    };
-    let port = LivePort::bind(&o.card_sock, &o.peer_sock, o.mac, o.ip).map_err(|e| e.to_string())?;
-    let nic = rnic_sim::nic::NicSim::new().map_err(|e| e.to_string())?;
-    let (world, bus) = LiveCard::live(LiveWorld { nic, port });
-    let mut ipv6 = [0u8; 16];
-    ipv6[..4].copy_from_slice(&[0x20, 0x01, 0x0d, 0xb8]);
-    ipv6[15] = o.ip[3];
-    let addr = rnic_spec::qp::PortAddress { mac: o.mac, ipv4: o.ip, ipv6 };
-    let ctx = Context::new(crate::device::Device::open(bus).map_err(|e| e.to_string())?, addr).map_err(|e| e.to_string())?;
+    use crate::exchange::{client, server, ExchangeError};
+    use crate::live_link::LiveLink;
+    let (link, ctx) = LiveLink::open(&o.link)?;
     let mut side = Side::new(ctx, o.size, o.iters, 500, 0x7b).map_err(|e| e.to_string())?;
     let my_psn = rand::random::<u32>() & 0xFF_FFFF;
     let mine = side.dest(my_psn);
-    let step = |cycles: u64| {
-        world.borrow_mut().run_until(cycles, |_| false);
+    let server_side = link.is_server();
+    let connect = |side: &mut Side<_>, theirs: &Dest| -> Result<(), String> {
+        let mac = link.resolve(LiveLink::peer_ip(&theirs.gid)?)?;
+        side.connect(theirs, mac, my_psn, o.pmtu, !server_side).map_err(|e| e.to_string())
     };
-    let resolve = |ip: [u8; 4]| -> Result<[u8; 6], String> {
-        let start = Instant::now();
-        let mut asked = None::<Instant>;
-        loop {
-            if let Some(mac) = world.borrow().port.neighbour(ip) {
-                return Ok(mac);
-            }
-            if asked.is_none_or(|t| t.elapsed().as_millis() > 500) {
-                let now = world.borrow().nic.cycles();
-                world.borrow_mut().port.resolve(ip, now);
-                asked = Some(Instant::now());
-            }
-            if start.elapsed() > std::time::Duration::from_secs(10) {
-                return Err(format!("no ARP answer for {} in 10 s: is the peer's interface up with that address?", std::net::Ipv4Addr::from(ip)));
-            }
-            step(500);
-        }
-    };
-    let peer_ip = |d: &Dest| -> Result<[u8; 4], String> {
-        let ip: [u8; 4] = d.gid[12..].try_into().expect("4 bytes");
-        match d.gid == gid_v4(ip) {
-            true => Ok(ip),
-            false => Err(format!("the tool's GID {} is not IPv4-mapped: run it with -g set to the IPv4 GID's index", std::net::Ipv6Addr::from(d.gid))),
-        }
-    };
-    let theirs = match (listener, o.connect) {
-        (Some(listener), None) => {
-            // (The card runs while it waits: nothing blocks for ever.)
-            listener.set_nonblocking(true).map_err(|e| e.to_string())?;
-            let start = Instant::now();
-            let mut stream = loop {
-                match listener.accept() {
-                    Ok((s, _)) => break s,
-                    Err(e) if e.kind() != std::io::ErrorKind::WouldBlock => return Err(format!("accept: {e}")),
-                    Err(_) if start.elapsed() > PATIENCE => return Err(format!("no tool connected in {} s", PATIENCE.as_secs())),
-                    Err(_) => {
-                        step(200);
-                        std::thread::sleep(std::time::Duration::from_millis(1));
-                    }
-                }
-            };
-            stream.set_nonblocking(false).map_err(|e| e.to_string())?;
-            let side = &mut side;
-            server::<String>(&mut stream, &mine, &mut || step(200), |theirs| {
-                let mac = resolve(peer_ip(theirs)?)?;
-                side.connect(theirs, mac, my_psn, o.pmtu, false).map_err(|e| e.to_string())
-            })?
-        }
-        (None, Some(at)) => {
-            let theirs = connect_client(at, &mine, &mut || step(200))?;
-            let mac = resolve(peer_ip(&theirs)?)?;
-            side.connect(&theirs, mac, my_psn, o.pmtu, true).map_err(|e| e.to_string())?;
-            theirs
-        }
-        _ => return Err("give one of --listen ADDR:PORT (the tool connects) or --connect ADDR:PORT (the tool listens)".into()),
-    };
-    let (start, mut wall) = (world.borrow().nic.cycles(), Instant::now());
-    let mut progress = (0, 0);
-    while !side.done() {
-        if (side.sent, side.received) != progress {
-            progress = (side.sent, side.received);
-            wall = Instant::now();
-        }
-        if wall.elapsed() > PATIENCE {
-            return Err(format!("{} of {} SENDs and {} receives, none more for {} s: the peer stopped answering", side.sent, o.iters, side.received, PATIENCE.as_secs()));
-        }
-        step(100);
-        side.poll()?;
+    let (_stream, theirs) = link.stream(|stream| match server_side {
+        // (The server answers once its QP is connected, so the client's first SEND finds it.)
+        true => server::<ExchangeError>(stream, &mine, &mut || link.step(200), |theirs| connect(&mut side, theirs).map_err(ExchangeError::Local)),
+        false => client(stream, &mine, &mut || link.step(200)),
+    })?;
+    if !server_side {
+        connect(&mut side, &theirs)?;
     }
-    let cycles = world.borrow().nic.cycles() - start;
-    // (The last ACK, and answers to the peer's resends, leave before the process ends: it
-    // stays until the peer has been quiet for half a second, ten seconds at most.)
-    let linger = Instant::now();
-    let mut quiet = (world.borrow().port.last_rx, Instant::now());
-    while linger.elapsed().as_secs() < 10 && quiet.1.elapsed().as_millis() < 500 {
-        step(1000);
-        let last = world.borrow().port.last_rx;
-        if last != quiet.0 {
-            quiet = (last, Instant::now());
-        }
-    }
-    let w = world.borrow();
-    Ok(LiveReport { local: mine, remote: theirs, cycles, arp: w.port.arp, send_errors: w.port.send_errors, oversize: w.port.oversize, pcap: w.port.pcap() })
+    let start = link.cycles();
+    link.run_while(
+        || {
+            side.poll()?;
+            Ok((side.done(), (side.sent, side.received)))
+        },
+        |(sent, received)| format!("{sent} of {} SENDs and {received} receives", o.iters),
+    )?;
+    let cycles = link.cycles() - start;
+    Ok(LiveReport { local: mine, remote: theirs, cycles, link: link.finish() })
 }

@@ -1,6 +1,6 @@
 //! `rnic`: drive an rnic NIC, simulated or (later) real.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use rnic_spec::desc::SendOp;
@@ -65,10 +65,14 @@ enum SimCommand {
     /// One simulated card on a live link (a unix datagram socket, as QEMU's -netdev dgram)
     /// playing ibv_rc_pingpong against the tool at the other end (`ibv_rc_pingpong -g 1`).
     Pingpong(PingpongArgs),
+    /// One simulated card on a live link playing a perftest tool's peer (`ib_write_bw -x 1 -F`
+    /// and friends, perftest 4.5 as Debian 12 ships it), as server or client.
+    Perf(PerfArgs),
 }
 
+/// A simulated card on a live link, and how it meets the tool's out-of-band exchange.
 #[derive(Args)]
-struct PingpongArgs {
+struct LinkArgs {
     /// unix:CARD.sock,PEER.sock: the card's datagram socket and the peer's (QEMU's
     /// local.path and remote.path, swapped).
     #[arg(long, value_name = "unix:CARD,PEER")]
@@ -79,12 +83,24 @@ struct PingpongArgs {
     /// The card's MAC address.
     #[arg(long, default_value = "02:00:00:00:00:02")]
     mac: String,
-    /// Wait here for the tool to connect (it runs as `ibv_rc_pingpong -g 1 HOST`).
+    /// Wait here for the tool to connect (it runs with this host as its argument).
     #[arg(long, value_name = "ADDR:PORT", conflicts_with = "connect")]
     listen: Option<std::net::SocketAddr>,
-    /// Connect to the tool's server (it runs as `ibv_rc_pingpong -g 1`).
+    /// Connect to the tool's server (it runs without a host argument).
     #[arg(long, value_name = "ADDR:PORT")]
     connect: Option<std::net::SocketAddr>,
+    /// Write every frame that crossed the link, both ways, to this capture.
+    #[arg(long, value_name = "OUT")]
+    pcap: Option<PathBuf>,
+    /// One JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct PingpongArgs {
+    #[command(flatten)]
+    link: LinkArgs,
     /// Bytes per SEND (the tool's -s).
     #[arg(short = 's', long, default_value_t = 4096)]
     size: u32,
@@ -94,12 +110,50 @@ struct PingpongArgs {
     /// Path MTU (the tool's -m; rxe on a 1500-byte link uses 1024).
     #[arg(short = 'm', long, default_value_t = 1024)]
     mtu: u32,
-    /// Write every frame that crossed the link, both ways, to this capture.
-    #[arg(long, value_name = "OUT")]
-    pcap: Option<PathBuf>,
-    /// One JSON object.
-    #[arg(long)]
-    json: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum PerfTest {
+    #[value(name = "write_bw")]
+    WriteBw,
+    #[value(name = "send_bw")]
+    SendBw,
+    #[value(name = "read_bw")]
+    ReadBw,
+    #[value(name = "write_lat")]
+    WriteLat,
+    #[value(name = "atomic_bw")]
+    AtomicBw,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum AtomicName {
+    #[value(name = "FETCH_AND_ADD")]
+    FetchAndAdd,
+    #[value(name = "CMP_AND_SWAP")]
+    CmpAndSwap,
+}
+
+#[derive(Args)]
+struct PerfArgs {
+    /// The tool at the other end: write_bw (ib_write_bw -x 1 -F), send_bw, read_bw,
+    /// write_lat or atomic_bw.
+    #[arg(value_enum)]
+    test: PerfTest,
+    #[command(flatten)]
+    link: LinkArgs,
+    /// Bytes per message (the tool's -s; atomics are 8 bytes).
+    #[arg(short = 's', long, default_value_t = 65536)]
+    size: u32,
+    /// Messages (the tool's -n).
+    #[arg(short = 'n', long, default_value_t = 1000)]
+    iters: u32,
+    /// The atomic operation (the tool's -A).
+    #[arg(short = 'A', long, value_enum, default_value = "FETCH_AND_ADD")]
+    atomic: AtomicName,
+    /// Path MTU offered (the smaller of both sides' is used; rxe on a 1500-byte link: 1024).
+    #[arg(short = 'm', long, default_value_t = 4096)]
+    mtu: u32,
 }
 
 #[derive(Args)]
@@ -317,7 +371,8 @@ fn percent_of_frames(name: &str, p: f64) -> Result<f64, String> {
     Ok(p * 100.0)
 }
 
-fn pingpong(a: PingpongArgs) -> Result<(), String> {
+/// The link options, checked.
+fn link_opts(a: &LinkArgs) -> Result<rnic_driver::live_link::LinkOpts, String> {
     let Some(("unix", paths)) = a.link.split_once(':') else {
         return Err(format!("--link {}: write unix:CARD.sock,PEER.sock", a.link));
     };
@@ -327,35 +382,42 @@ fn pingpong(a: PingpongArgs) -> Result<(), String> {
     let bad_mac = || format!("--mac {}: write six hex bytes, e.g. 02:00:00:00:00:02", a.mac);
     let mac: Vec<u8> = a.mac.split(':').map(|b| (b.len() == 2).then(|| u8::from_str_radix(b, 16).ok()).flatten()).collect::<Option<_>>().ok_or_else(bad_mac)?;
     let mac: [u8; 6] = mac.try_into().map_err(|_| bad_mac())?;
+    if a.listen.is_none() == a.connect.is_none() {
+        return Err("give one of --listen ADDR:PORT (the tool connects) or --connect ADDR:PORT (the tool listens)".into());
+    }
+    Ok(rnic_driver::live_link::LinkOpts { card_sock: card.into(), peer_sock: peer.into(), mac, ip: a.ip.octets(), listen: a.listen, connect: a.connect })
+}
+
+fn write_pcap(a: &LinkArgs, pcap: &[u8]) -> Result<(), String> {
+    match &a.pcap {
+        Some(path) => std::fs::write(path, pcap).map_err(|e| format!("cannot write {}: {e}", path.display())),
+        None => Ok(()),
+    }
+}
+
+fn pingpong(a: PingpongArgs) -> Result<(), String> {
     if a.size == 0 || a.iters == 0 {
         return Err("-s and -n: at least 1".into());
     }
     let opts = rnic_driver::pingpong::LiveOpts {
-        card_sock: card.into(),
-        peer_sock: peer.into(),
-        mac,
-        ip: a.ip.octets(),
-        listen: a.listen,
-        connect: a.connect,
+        link: link_opts(&a.link)?,
         size: a.size,
         iters: a.iters,
         pmtu: a.mtu,
     };
     let r = rnic_driver::pingpong::run_live(&opts)?;
-    if let Some(path) = &a.pcap {
-        std::fs::write(path, &r.pcap).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
+    write_pcap(&a.link, &r.link.pcap)?;
     // (The tool's lines, its wall time replaced by the card's simulated time at 250 MHz.)
     let secs = r.cycles as f64 / (rnic_sim::bench::CLOCK_MHZ * 1e6);
     let bytes = a.size as u64 * a.iters as u64 * 2;
     let gid = |d: &rnic_driver::exchange::Dest| std::net::Ipv6Addr::from(d.gid);
-    if a.json {
+    if a.link.json {
         let j = serde_json::json!({
             "local": {"qpn": r.local.qpn, "psn": r.local.psn, "gid": gid(&r.local).to_string()},
             "remote": {"qpn": r.remote.qpn, "psn": r.remote.psn, "gid": gid(&r.remote).to_string()},
             "bytes": bytes, "iters": a.iters, "cycles": r.cycles, "usec_per_iter": secs * 1e6 / a.iters as f64,
-            "arp": {"answered": r.arp.answered, "asked": r.arp.asked, "learnt": r.arp.learnt, "ignored": r.arp.ignored},
-            "link": {"send_errors": r.send_errors, "oversize": r.oversize},
+            "arp": {"answered": r.link.arp.answered, "asked": r.link.arp.asked, "learnt": r.link.arp.learnt, "ignored": r.link.arp.ignored},
+            "link": {"send_errors": r.link.send_errors, "oversize": r.link.oversize},
         });
         println!("{j}");
     } else {
@@ -365,6 +427,52 @@ fn pingpong(a: PingpongArgs) -> Result<(), String> {
         println!("{bytes} bytes in {secs:.2} seconds = {:.2} Mbit/sec", bytes as f64 * 8.0 / secs / 1e6);
         println!("{} iters in {secs:.2} seconds = {:.2} usec/iter", a.iters, secs * 1e6 / a.iters as f64);
         println!("(simulated time: {} cycles at 250 MHz)", r.cycles);
+    }
+    Ok(())
+}
+
+fn perf(a: PerfArgs) -> Result<(), String> {
+    use rnic_driver::perftest::{AtomicKind, PerfResult, Test};
+    if a.size == 0 || a.iters == 0 {
+        return Err("-s and -n: at least 1".into());
+    }
+    if rnic_driver::perftest::mtu_code(a.mtu).is_none() {
+        return Err(format!("-m {}: a path MTU is 256, 512, 1024, 2048 or 4096", a.mtu));
+    }
+    let test = match a.test {
+        PerfTest::WriteBw => Test::WriteBw,
+        PerfTest::SendBw => Test::SendBw,
+        PerfTest::ReadBw => Test::ReadBw,
+        PerfTest::WriteLat => Test::WriteLat,
+        PerfTest::AtomicBw => Test::AtomicBw(match a.atomic {
+            AtomicName::FetchAndAdd => AtomicKind::FetchAndAdd,
+            AtomicName::CmpAndSwap => AtomicKind::CmpAndSwap,
+        }),
+    };
+    if test == Test::WriteLat && a.iters < 2 {
+        return Err("-n 1: a latency test needs two iterations for one round trip".into());
+    }
+    let opts = rnic_driver::perftest::PerfOpts { link: link_opts(&a.link)?, test, size: a.size, iters: a.iters, pmtu: a.mtu };
+    let r = rnic_driver::perftest::run_live(&opts)?;
+    write_pcap(&a.link, &r.link.pcap)?;
+    if a.link.json {
+        let keys = |k: &rnic_driver::perftest::Keys| serde_json::json!({"qpn": k.qpn, "psn": k.psn, "rkey": k.rkey, "vaddr": k.vaddr, "out_reads": k.out_reads, "gid": std::net::Ipv6Addr::from(k.gid).to_string()});
+        let result = match r.result {
+            PerfResult::Bw { result: b, from_peer } => serde_json::json!({"bytes": b.size, "iterations": b.iters, "bw_peak_mbs": b.peak_mbs, "bw_average_mbs": b.avg_mbs, "msg_rate_mpps": b.msg_rate_mpps, "from_peer": from_peer}),
+            PerfResult::Lat(l) => serde_json::json!({"bytes": l.size, "iterations": l.iters, "t_min_us": l.min, "t_max_us": l.max, "t_typical_us": l.typical, "t_avg_us": l.avg, "t_stdev_us": l.stdev, "p99_us": l.p99, "p999_us": l.p999}),
+        };
+        let j = serde_json::json!({
+            "test": test.tool(), "card": if r.card_is_server { "server" } else { "client" },
+            "local": keys(&r.local), "remote": keys(&r.remote),
+            "peer_version": r.agreed.peer_version, "pmtu": r.agreed.pmtu, "cycle_buffer": r.agreed.cycle_buffer,
+            "result": result, "counters": r.counters,
+            "arp": {"answered": r.link.arp.answered, "asked": r.link.arp.asked, "learnt": r.link.arp.learnt, "ignored": r.link.arp.ignored},
+            "link": {"send_errors": r.link.send_errors, "oversize": r.link.oversize},
+        });
+        println!("{j}");
+    } else {
+        print!("{}", rnic_driver::perftest::report_text(test, &r));
+        println!(" card counters: {}", r.counters);
     }
     Ok(())
 }
@@ -564,6 +672,7 @@ fn main() -> ExitCode {
         Command::Sim(SimCommand::Bench(BenchCommand::Read(a))) => bench_write(a, SendOp::Read),
         Command::Sim(SimCommand::Demo(a)) => demo(a),
         Command::Sim(SimCommand::Pingpong(a)) => pingpong(a),
+        Command::Sim(SimCommand::Perf(a)) => perf(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
