@@ -150,6 +150,8 @@ pub struct LiveReport {
     pub remote: Dest,
     /// Simulated cycles from the first SEND posted to the last completion.
     pub cycles: u64,
+    /// The card's status registers that are not zero, at the end.
+    pub counters: String,
     pub link: crate::live_link::LinkReport,
 }
 
@@ -184,5 +186,7 @@ pub fn run_live(o: &LiveOpts) -> Result<LiveReport, String> {
         |(sent, received)| format!("{sent} of {} SENDs and {received} receives", o.iters),
     )?;
     let cycles = link.cycles() - start;
-    Ok(LiveReport { local: mine, remote: theirs, cycles, link: link.finish() })
+    let link_report = link.finish();
+    let counters = side.ctx.dev.nonzero_stats().map_err(|e| e.to_string())?;
+    Ok(LiveReport { local: mine, remote: theirs, cycles, counters, link: link_report })
 }

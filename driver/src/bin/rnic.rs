@@ -415,7 +415,7 @@ fn pingpong(a: PingpongArgs) -> Result<(), String> {
         let j = serde_json::json!({
             "local": {"qpn": r.local.qpn, "psn": r.local.psn, "gid": gid(&r.local).to_string()},
             "remote": {"qpn": r.remote.qpn, "psn": r.remote.psn, "gid": gid(&r.remote).to_string()},
-            "bytes": bytes, "iters": a.iters, "cycles": r.cycles, "usec_per_iter": secs * 1e6 / a.iters as f64,
+            "bytes": bytes, "iters": a.iters, "cycles": r.cycles, "usec_per_iter": secs * 1e6 / a.iters as f64, "counters": r.counters,
             "arp": {"answered": r.link.arp.answered, "asked": r.link.arp.asked, "learnt": r.link.arp.learnt, "ignored": r.link.arp.ignored},
             "link": {"send_errors": r.link.send_errors, "oversize": r.link.oversize},
         });
@@ -427,6 +427,7 @@ fn pingpong(a: PingpongArgs) -> Result<(), String> {
         println!("{bytes} bytes in {secs:.2} seconds = {:.2} Mbit/sec", bytes as f64 * 8.0 / secs / 1e6);
         println!("{} iters in {secs:.2} seconds = {:.2} usec/iter", a.iters, secs * 1e6 / a.iters as f64);
         println!("(simulated time: {} cycles at 250 MHz)", r.cycles);
+        println!("card counters: {}", r.counters);
     }
     Ok(())
 }
