@@ -1,6 +1,6 @@
 //! The card on a live link: its port a unix datagram socket in QEMU's `-netdev dgram` format
-//! (one frame per datagram, no FCS, no padding), the test playing the guest at the other
-//! end. ARP for the card's address is answered and the peer's MAC learnt; a RoCE v2 WRITE
+//! (one frame per datagram, no FCS, no padding) or a stream socket in `-netdev stream`'s (each
+//! frame after its 4-byte big-endian length), the test playing the guest at the other end. ARP for the card's address is answered and the peer's MAC learnt; a RoCE v2 WRITE
 //! from the "guest" is placed in host memory and acknowledged back over the socket; every
 //! frame both ways is in the capture. Only a socket in a temporary directory is used.
 
@@ -16,7 +16,8 @@ use rnic_spec::mr::access;
 use rnic_spec::responder::{aeth, OP_ACK, OP_WRITE_ONLY};
 use rnic_spec::wire::ib::{Ext, Reth};
 use rnic_spec::wire::rx::{classify, RxConfig};
-use std::os::unix::net::UnixDatagram;
+use std::io::{Read, Write};
+use std::os::unix::net::{UnixDatagram, UnixStream};
 use std::time::Duration;
 
 #[test]
@@ -151,5 +152,54 @@ fn two_cards_on_live_links_play_ibv_rc_pingpong() {
             assert!(arp || classify(f, RxConfig { fcs: false }).packet.is_some(), "{f:02x?}");
         }
     }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_guest_on_a_stream_socket_is_framed_by_length_and_may_connect_again() {
+    let dir = std::env::temp_dir().join(format!("rnic-live-stream-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let card_sock = dir.join("card.sock");
+    let (me, peer) = (port(1), port(0));
+    let mut world = LiveWorld { nic: NicSim::new().unwrap(), port: LivePort::listen(&card_sock, me.mac, me.ipv4).unwrap() };
+    let framed = |f: &[u8]| [&(f.len() as u32).to_be_bytes()[..], f].concat();
+    let ask = |tpa: [u8; 4]| arp_frame(1, peer.mac, peer.ipv4, [0xFF; 6], [0; 6], tpa);
+    let reply = framed(&arp_frame(2, me.mac, me.ipv4, peer.mac, peer.mac, peer.ipv4));
+    // Whatever the card sent, read until `n` bytes came.
+    let read = |guest: &mut UnixStream, world: &mut LiveWorld, n: usize| {
+        let (mut got, mut buf) = (Vec::new(), [0u8; 4096]);
+        for _ in 0..200 {
+            world.run_until(200, |_| false);
+            if let Ok(k) = guest.read(&mut buf) {
+                got.extend_from_slice(&buf[..k]);
+            }
+            if got.len() >= n {
+                break;
+            }
+        }
+        got
+    };
+    let mut guest = UnixStream::connect(&card_sock).unwrap();
+    guest.set_read_timeout(Some(Duration::from_millis(1))).unwrap();
+    // Two requests in one write, a third split in the middle of its length: three replies,
+    // each after its length; an ARP for another address is ignored.
+    let three = [framed(&ask(me.ipv4)), framed(&ask(me.ipv4)), framed(&ask([192, 0, 2, 99])), framed(&ask(me.ipv4))].concat();
+    let cut = three.len() - 44;
+    guest.write_all(&three[..cut]).unwrap();
+    world.run_until(2000, |_| false);
+    guest.write_all(&three[cut..]).unwrap();
+    assert_eq!(read(&mut guest, &mut world, 3 * reply.len()), [&reply[..], &reply, &reply].concat());
+    assert_eq!((world.port.arp.answered, world.port.arp.ignored), (3, 1));
+    // A length past any frame: the stream's framing is lost, so the card drops the connection
+    // (counted); the guest connects again and is answered.
+    guest.write_all(&100_000u32.to_be_bytes()).unwrap();
+    let closed = read(&mut guest, &mut world, 1);
+    assert!(closed.is_empty() && world.port.oversize == 1);
+    assert_eq!(guest.read(&mut [0u8; 4]).ok(), Some(0), "the card closed the connection");
+    let mut guest = UnixStream::connect(&card_sock).unwrap();
+    guest.set_read_timeout(Some(Duration::from_millis(1))).unwrap();
+    guest.write_all(&framed(&ask(me.ipv4))).unwrap();
+    assert_eq!(read(&mut guest, &mut world, reply.len()), reply);
+    assert_eq!(world.port.send_errors, 0);
     std::fs::remove_dir_all(&dir).ok();
 }

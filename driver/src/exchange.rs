@@ -112,6 +112,33 @@ impl Dest {
     }
 }
 
+/// Print every message of the exchange to stderr (`--show-exchange`: what a failed interop
+/// run needs to be debugged).
+pub static SHOW_MESSAGES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// One message as a person reads it: text (up to its NULs) when it is text, else hex.
+fn shown(msg: &[u8]) -> String {
+    let end = msg.iter().position(|&b| b == 0).unwrap_or(msg.len());
+    let text = end > 0 && msg[..end].iter().all(|b| b.is_ascii_graphic() || *b == b' ') && msg[end..].iter().all(|&b| b == 0);
+    match text {
+        true => format!("{:?}", String::from_utf8_lossy(&msg[..end])),
+        false => msg.iter().map(|b| format!("{b:02x}")).collect(),
+    }
+}
+
+fn note(dir: &str, msg: &[u8]) {
+    if SHOW_MESSAGES.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("exchange: {dir} {} bytes {}", msg.len(), shown(msg));
+    }
+}
+
+/// Send one message.
+pub fn send(stream: &mut TcpStream, msg: &[u8]) -> Result<(), ExchangeError> {
+    note("card → tool", msg);
+    stream.write_all(msg)?;
+    Ok(())
+}
+
 /// Fill `buf` from `stream`, calling `idle` while nothing comes (a simulated card keeps
 /// running meanwhile: the peer's stack may ARP for it before it answers).
 pub fn read_all(stream: &mut TcpStream, buf: &mut [u8], idle: &mut dyn FnMut()) -> Result<(), ExchangeError> {
@@ -130,16 +157,17 @@ pub fn read_all(stream: &mut TcpStream, buf: &mut [u8], idle: &mut dyn FnMut()) 
             Err(e) => return Err(e.into()),
         }
     }
+    note("tool → card", buf);
     Ok(())
 }
 
 /// The client's side: send `mine`, return the server's (`idle` runs while it waits).
 pub fn client(stream: &mut TcpStream, mine: &Dest, idle: &mut dyn FnMut()) -> Result<Dest, ExchangeError> {
-    stream.write_all(&mine.wire())?;
+    send(stream, &mine.wire())?;
     let mut msg = [0u8; MSG_LEN];
     read_all(stream, &mut msg, idle)?;
     let theirs = Dest::parse(&msg)?;
-    stream.write_all(b"done\0")?;
+    send(stream, b"done\0")?;
     Ok(theirs)
 }
 
@@ -182,7 +210,7 @@ pub fn server<E: From<ExchangeError>>(
     read_all(stream, &mut msg, idle)?;
     let theirs = Dest::parse(&msg)?;
     connect(&theirs)?;
-    stream.write_all(&mine.wire()).map_err(ExchangeError::from)?;
+    send(stream, &mine.wire())?;
     let mut done = [0u8; 5];
     read_all(stream, &mut done, idle)?;
     if &done != b"done\0" {

@@ -16,9 +16,11 @@ use std::time::{Duration, Instant};
 /// Where the card sits on the link and how it meets the tool.
 #[derive(Debug, Clone)]
 pub struct LinkOpts {
-    /// The card's datagram socket, and the peer's (QEMU's `local.path` / `remote.path`).
+    /// The card's socket, and for a datagram link the peer's (QEMU's `-netdev dgram`
+    /// `local.path` / `remote.path`); without it the card listens on a stream socket for the
+    /// peer to connect (QEMU's `-netdev stream,server=off`).
     pub card_sock: std::path::PathBuf,
-    pub peer_sock: std::path::PathBuf,
+    pub peer_sock: Option<std::path::PathBuf>,
     pub mac: [u8; 6],
     pub ip: [u8; 4],
     /// Wait for the tool to connect here (the tool runs with a host argument), or connect to
@@ -54,7 +56,11 @@ impl LiveLink {
             (None, Some(_)) => None,
             _ => return Err("give one of --listen ADDR:PORT (the tool connects) or --connect ADDR:PORT (the tool listens)".into()),
         };
-        let port = LivePort::bind(&o.card_sock, &o.peer_sock, o.mac, o.ip).map_err(|e| e.to_string())?;
+        let port = match &o.peer_sock {
+            Some(peer) => LivePort::bind(&o.card_sock, peer, o.mac, o.ip),
+            None => LivePort::listen(&o.card_sock, o.mac, o.ip),
+        }
+        .map_err(|e| e.to_string())?;
         let nic = rnic_sim::nic::NicSim::new().map_err(|e| e.to_string())?;
         let (world, bus) = LiveCard::live(LiveWorld { nic, port });
         let mut ipv6 = [0u8; 16];

@@ -25,14 +25,13 @@
 //! Atomics (8 bytes): FETCH & ADD adds 1, COMPARE & SWAP compares 0 and swaps 0.
 
 use crate::bus::Bus;
-use crate::exchange::{gid_v4, read_all, ExchangeError};
+use crate::exchange::{gid_v4, read_all, send, ExchangeError};
 use crate::verbs::{Context, Cq, DmaBuf, Mr, Path, Qp, QpAttr, QpCaps, QpState, RecvWr, SendWr, VerbsError};
 use rnic_spec::desc::{send_flags, CqOp, CqStatus, SendOp};
 use rnic_spec::mr::access;
 use rnic_spec::qp::{RemoteIp, RD_SLOTS};
 use rnic_spec::wire::tx::AtomicArgs;
 use std::collections::HashMap;
-use std::io::Write;
 use std::net::TcpStream;
 
 /// The version the exchange announces (perftest 4.5+0.17's), and the oldest the tools accept.
@@ -226,7 +225,7 @@ impl Conn<'_> {
     /// so no reset overtakes its last write).
     pub fn close(mut self, mine: &Keys) -> Result<(), ExchangeError> {
         self.keys(mine)?;
-        self.stream.write_all(b"done\0")?;
+        send(&mut self.stream, b"done\0")?;
         let mut done = [0u8; 5];
         match read_all(&mut self.stream, &mut done, self.idle) {
             Ok(()) if &done == b"done\0" => Ok(()),
@@ -242,9 +241,9 @@ fn swap(stream: &mut TcpStream, server: bool, mine: &[u8], idle: &mut dyn FnMut(
     let mut theirs = vec![0u8; mine.len()];
     if server {
         read_all(stream, &mut theirs, idle)?;
-        stream.write_all(mine)?;
+        send(stream, mine)?;
     } else {
-        stream.write_all(mine)?;
+        send(stream, mine)?;
         read_all(stream, &mut theirs, idle)?;
     }
     Ok(theirs)

@@ -406,3 +406,61 @@ fn sim_pingpong_plays_both_roles_of_ibv_rc_pingpong_across_two_processes() {
     assert_eq!(sends, 14, "{} frames", frames.len());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn sim_perf_plays_both_roles_of_each_perftest_tool_across_two_processes() {
+    // Two `rnic sim perf` processes per tool, one the tool's server and one its client, the
+    // exchange over loopback TCP in the tools' format. Sizes and counts reach the paths the
+    // tools have: messages over half the cycle buffer (always the same remote address) and
+    // over the path MTU, more SENDs than the server's first receives, a latency count past
+    // the byte's wrap at 256, atomics past the 64 words they cycle through (each word's next
+    // original value checked against its last by the card).
+    let dir = std::env::temp_dir().join(format!("rnic-cli-perf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = env!("CARGO_BIN_EXE_rnic");
+    let link = |x: &std::path::Path, y: &std::path::Path| format!("unix:{},{}", x.display(), y.display());
+    let cases: [(&[&str], u64, &str); 6] = [
+        (&["write_bw", "-s", "5000", "-n", "30"], 30, "responder.placed=60"),
+        (&["send_bw", "-s", "100", "-n", "600"], 600, "responder.receives=600"),
+        (&["read_bw", "-s", "3000", "-n", "20"], 20, "responder.read_responses=20"),
+        (&["write_lat", "-s", "64", "-n", "300"], 300, "responder.placed=300"),
+        (&["atomic_bw", "-A", "FETCH_AND_ADD", "-n", "150"], 150, "responder.atomics=150"),
+        (&["atomic_bw", "-A", "CMP_AND_SWAP", "-n", "150"], 150, "responder.atomics=150"),
+    ];
+    for (k, (args, iters, server_did)) in cases.into_iter().enumerate() {
+        let (a, b) = (dir.join(format!("a{k}.sock")), dir.join(format!("b{k}.sock")));
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let at = format!("127.0.0.1:{port}");
+        let server = std::process::Command::new(exe)
+            .args(["sim", "perf"])
+            .args(args)
+            .args(["--link", &link(&a, &b), "--ip", "192.0.2.2", "--mac", "02:00:00:00:00:02", "--listen", &at, "--json"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let client = std::process::Command::new(exe)
+            .args(["sim", "perf"])
+            .args(args)
+            .args(["--link", &link(&b, &a), "--ip", "192.0.2.1", "--mac", "02:00:00:00:00:01", "--connect", &at, "--show-exchange"])
+            .output()
+            .unwrap();
+        let server = server.wait_with_output().unwrap();
+        let (c_out, c_err) = (String::from_utf8_lossy(&client.stdout), String::from_utf8_lossy(&client.stderr));
+        assert!(client.status.success() && server.status.success(), "{args:?}: client {c_out} {c_err} server {}", String::from_utf8_lossy(&server.stderr));
+        // The client prints the tool's lines; the exchange it showed is the tools' (version
+        // first, the keys' text).
+        let title = if args[0] == "write_lat" { "t_typical[usec]" } else { "BW average[MB/sec]" };
+        assert!(c_out.contains(title) && c_out.contains(" remote address: LID 0000 QPN 0x"), "{args:?}: {c_out}");
+        assert!(c_err.starts_with("exchange: card → tool 16 bytes \"6.06\""), "{c_err}");
+        assert!(c_err.contains("exchange: tool → card 108 bytes \"0000:"), "{c_err}");
+        let j: serde_json::Value = serde_json::from_slice(&server.stdout).unwrap();
+        assert_eq!(j["result"]["iterations"].as_u64(), Some(iters), "{j}");
+        assert_eq!((j["card"].as_str(), j["pmtu"].as_u64(), j["remote"]["gid"].as_str()), (Some("server"), Some(4096), Some("::ffff:192.0.2.1")), "{j}");
+        // A bandwidth server reports the client's figures, received in the report exchange.
+        let from_peer = matches!(args[0], "write_bw" | "read_bw" | "atomic_bw");
+        assert_eq!(j["result"]["from_peer"].as_bool().unwrap_or(false), from_peer, "{j}");
+        assert!(j["counters"].as_str().unwrap().split(' ').any(|c| c == server_did), "{args:?}: {j}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,6 +1,8 @@
-//! A live link: one simulated card whose Ethernet port is a unix datagram socket, one frame per
-//! datagram — the format of QEMU's `-netdev dgram,local.type=unix,...` (no FCS, no padding to
-//! the 60-byte minimum) — so a guest's network stack, Linux soft-RoCE among it, talks to the
+//! A live link: one simulated card whose Ethernet port is a unix socket — a datagram socket, one
+//! frame per datagram, the format of QEMU's `-netdev dgram,local.type=unix,...`, or a stream
+//! socket the peer connects to, each frame after its length in 4 bytes big-endian, the format
+//! of QEMU's `-netdev stream,server=off,addr.type=unix,...`; either way no FCS and no padding
+//! to the 60-byte minimum — so a guest's network stack, Linux soft-RoCE among it, talks to the
 //! RTL. Every frame both ways goes into a capture.
 //!
 //! The card has no host path for frames that are not RoCE yet, so ARP is answered here, in the
@@ -15,13 +17,16 @@ use crate::nic::NicSim;
 use rnic_spec::wire::crc::fcs;
 use std::collections::VecDeque;
 use std::io::ErrorKind;
-use std::os::unix::net::UnixDatagram;
+use std::io::{Read, Write};
+use std::os::unix::net::{UnixDatagram, UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 
 const ETHERTYPE_ARP: u16 = 0x0806;
 /// An ARP packet for IPv4 over Ethernet after the Ethernet header: 28 bytes.
 const ARP_LEN: usize = 28;
 const MIN_FRAME: usize = 60;
+/// The longest frame taken from the peer (a jumbo frame and more): longer is counted oversize.
+const MAX_FRAME: usize = 16384;
 
 /// What the harness did for ARP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -52,10 +57,18 @@ impl std::fmt::Display for LiveError {
 
 impl std::error::Error for LiveError {}
 
+/// How frames cross the socket.
+enum Wire {
+    /// One frame per datagram, sent to the peer's path.
+    Dgram { sock: UnixDatagram, peer: PathBuf },
+    /// The card listens, the peer connects; each frame after its length (4 bytes, big-endian).
+    /// `rx` holds what arrived of the next frame, `tx` what the socket has not taken yet.
+    Stream { listener: UnixListener, conn: Option<UnixStream>, rx: Vec<u8>, tx: Vec<u8> },
+}
+
 /// The card's end of the link.
 pub struct LivePort {
-    sock: UnixDatagram,
-    peer: PathBuf,
+    wire: Wire,
     /// The card's port address, for ARP.
     pub mac: [u8; 6],
     pub ip: [u8; 4],
@@ -69,7 +82,8 @@ pub struct LivePort {
     /// kernel keeps only a few datagrams for it): sent in order, the card's transmit held
     /// meanwhile, as a MAC's FIFO backs up.
     waiting: VecDeque<Vec<u8>>,
-    /// Datagrams longer than a jumbo frame, cut short by the receive: dropped, counted.
+    /// Frames longer than a jumbo frame: dropped, counted (on a stream, whose framing is then
+    /// lost, the connection is closed: the peer connects again).
     pub oversize: u64,
     /// Cycle of the last frame from the peer (how long the link has been quiet).
     pub last_rx: u64,
@@ -79,19 +93,29 @@ pub struct LivePort {
 }
 
 impl LivePort {
-    /// Bind `card` (removed first if a stale socket file is there) and send to `peer`.
+    /// A datagram link: bind `card` (removed first if a stale socket file is there) and send
+    /// to `peer`.
     pub fn bind(card: &Path, peer: &Path, mac: [u8; 6], ip: [u8; 4]) -> Result<LivePort, LiveError> {
-        use std::os::unix::fs::FileTypeExt;
         let err = |err| LiveError::Socket { path: card.to_path_buf(), err };
-        // (Only a stale socket is removed: a path that names any other file is an error.)
-        if std::fs::symlink_metadata(card).is_ok_and(|m| m.file_type().is_socket()) {
-            std::fs::remove_file(card).map_err(err)?;
-        }
+        remove_stale(card).map_err(err)?;
         let sock = UnixDatagram::bind(card).map_err(err)?;
         sock.set_nonblocking(true).map_err(err)?;
-        Ok(LivePort {
-            sock,
-            peer: peer.to_path_buf(),
+        Ok(LivePort::new(Wire::Dgram { sock, peer: peer.to_path_buf() }, mac, ip))
+    }
+
+    /// A stream link: listen at `card` (removed first if a stale socket file is there) for the
+    /// peer to connect.
+    pub fn listen(card: &Path, mac: [u8; 6], ip: [u8; 4]) -> Result<LivePort, LiveError> {
+        let err = |err| LiveError::Socket { path: card.to_path_buf(), err };
+        remove_stale(card).map_err(err)?;
+        let listener = UnixListener::bind(card).map_err(err)?;
+        listener.set_nonblocking(true).map_err(err)?;
+        Ok(LivePort::new(Wire::Stream { listener, conn: None, rx: Vec::new(), tx: Vec::new() }, mac, ip))
+    }
+
+    fn new(wire: Wire, mac: [u8; 6], ip: [u8; 4]) -> LivePort {
+        LivePort {
+            wire,
             mac,
             ip,
             neighbours: Vec::new(),
@@ -102,7 +126,7 @@ impl LivePort {
             last_rx: 0,
             handing: VecDeque::new(),
             capture: Vec::new(),
-        })
+        }
     }
 
     /// The peer's MAC for `ip`, if learnt.
@@ -123,39 +147,93 @@ impl LivePort {
         self.flush();
     }
 
-    /// Send what waits, in order, while the peer's queue has room.
+    /// Send what waits, in order, while the peer's queue has room. (No peer there: lost, as
+    /// on a cable to a port switched off.)
     fn flush(&mut self) {
-        while let Some(frame) = self.waiting.front() {
-            match self.sock.send_to(frame, &self.peer) {
-                Ok(_) => {}
-                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
-                // (No peer there yet: lost, as on a cable to a port switched off.)
-                Err(_) => self.send_errors += 1,
+        match &mut self.wire {
+            Wire::Dgram { sock, peer } => {
+                while let Some(frame) = self.waiting.front() {
+                    match sock.send_to(frame, &*peer) {
+                        Ok(_) => {}
+                        Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                        Err(_) => self.send_errors += 1,
+                    }
+                    self.waiting.pop_front();
+                }
             }
-            self.waiting.pop_front();
+            Wire::Stream { conn: None, .. } => {
+                self.send_errors += self.waiting.len() as u64;
+                self.waiting.clear();
+            }
+            Wire::Stream { conn: Some(c), tx, .. } => {
+                for frame in self.waiting.drain(..) {
+                    tx.extend_from_slice(&(frame.len() as u32).to_be_bytes());
+                    tx.extend_from_slice(&frame);
+                }
+                while !tx.is_empty() {
+                    match c.write(tx) {
+                        Ok(n) => drop(tx.drain(..n)),
+                        Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                        Err(_) => {
+                            self.send_errors += 1;
+                            tx.clear();
+                        }
+                    }
+                }
+            }
         }
     }
 
     /// Nothing waits for the peer's queue.
     pub fn drained(&self) -> bool {
-        self.waiting.is_empty()
+        self.waiting.is_empty() && !matches!(&self.wire, Wire::Stream { tx, .. } if !tx.is_empty())
+    }
+
+    /// The next frame from the peer, if one has arrived whole; `Err` for one too long.
+    fn receive(&mut self) -> Option<Result<Vec<u8>, ()>> {
+        let mut buf = [0u8; MAX_FRAME];
+        match &mut self.wire {
+            Wire::Dgram { sock, .. } => match sock.recv(&mut buf) {
+                Ok(n) if n == buf.len() => Some(Err(())),
+                Ok(n) => Some(Ok(buf[..n].to_vec())),
+                Err(_) => None,
+            },
+            Wire::Stream { listener, conn, rx, tx } => {
+                if conn.is_none() {
+                    let (c, _) = listener.accept().ok()?;
+                    c.set_nonblocking(true).ok()?;
+                    (*conn, *rx, *tx) = (Some(c), Vec::new(), Vec::new());
+                }
+                let c = conn.as_mut().expect("connected");
+                match c.read(&mut buf) {
+                    Ok(0) => *conn = None,
+                    Ok(n) => rx.extend_from_slice(&buf[..n]),
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                    Err(_) => *conn = None,
+                }
+                let len = u32::from_be_bytes(rx.get(..4)?.try_into().expect("4")) as usize;
+                if len >= MAX_FRAME {
+                    *conn = None;
+                    rx.clear();
+                    return Some(Err(()));
+                }
+                let frame = rx.get(4..4 + len)?.to_vec();
+                rx.drain(..4 + len);
+                Some(Ok(frame))
+            }
+        }
     }
 
     /// The next beat for the card's receive port: from the frame being handed over, or from
     /// a datagram that arrived (ARP is answered here instead).
     fn next_beat(&mut self, now: u64) -> Option<Beat> {
-        let mut buf = [0u8; 16384];
         while self.handing.is_empty() {
-            let n = match self.sock.recv(&mut buf) {
-                Ok(n) => n,
-                Err(_) => return None,
-            };
+            let received = self.receive()?;
             self.last_rx = now;
-            if n == buf.len() {
+            let Ok(frame) = received else {
                 self.oversize += 1;
                 continue;
-            }
-            let frame = buf[..n].to_vec();
+            };
             self.capture.push((ns(now), false, frame.clone()));
             if frame.len() >= 14 && u16::from_be_bytes([frame[12], frame[13]]) == ETHERTYPE_ARP {
                 self.on_arp(&frame, now);
@@ -212,6 +290,16 @@ impl LivePort {
     /// (ns, from the card?, frame) of every frame that crossed.
     pub fn capture(&self) -> &[(u64, bool, Vec<u8>)] {
         &self.capture
+    }
+}
+
+/// Remove `path` if it is a socket (a stale one from an earlier run): a path that names any
+/// other file is left, and the bind fails on it.
+fn remove_stale(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_socket() => std::fs::remove_file(path),
+        _ => Ok(()),
     }
 }
 

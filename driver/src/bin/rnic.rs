@@ -73,9 +73,10 @@ enum SimCommand {
 /// A simulated card on a live link, and how it meets the tool's out-of-band exchange.
 #[derive(Args)]
 struct LinkArgs {
-    /// unix:CARD.sock,PEER.sock: the card's datagram socket and the peer's (QEMU's
-    /// local.path and remote.path, swapped).
-    #[arg(long, value_name = "unix:CARD,PEER")]
+    /// unix:CARD.sock,PEER.sock: the card's datagram socket and the peer's (QEMU's -netdev
+    /// dgram local.path and remote.path, swapped); or stream:CARD.sock: a stream socket the
+    /// card listens on (QEMU's -netdev stream,server=off,addr.type=unix,addr.path=CARD.sock).
+    #[arg(long, value_name = "unix:CARD,PEER|stream:CARD")]
     link: String,
     /// The card's IPv4 address (answered for by ARP).
     #[arg(long, default_value = "192.0.2.2")]
@@ -95,6 +96,9 @@ struct LinkArgs {
     /// One JSON object.
     #[arg(long)]
     json: bool,
+    /// Print every message of the tool's out-of-band exchange to stderr.
+    #[arg(long)]
+    show_exchange: bool,
 }
 
 #[derive(Args)]
@@ -373,19 +377,22 @@ fn percent_of_frames(name: &str, p: f64) -> Result<f64, String> {
 
 /// The link options, checked.
 fn link_opts(a: &LinkArgs) -> Result<rnic_driver::live_link::LinkOpts, String> {
-    let Some(("unix", paths)) = a.link.split_once(':') else {
-        return Err(format!("--link {}: write unix:CARD.sock,PEER.sock", a.link));
-    };
-    let Some((card, peer)) = paths.split_once(',') else {
-        return Err(format!("--link {}: write unix:CARD.sock,PEER.sock (two paths, comma between)", a.link));
+    let (card, peer) = match a.link.split_once(':') {
+        Some(("unix", paths)) => match paths.split_once(',') {
+            Some((card, peer)) => (card, Some(peer.into())),
+            None => return Err(format!("--link {}: write unix:CARD.sock,PEER.sock (two paths, comma between)", a.link)),
+        },
+        Some(("stream", card)) if !card.is_empty() && !card.contains(',') => (card, None),
+        _ => return Err(format!("--link {}: write unix:CARD.sock,PEER.sock (datagrams) or stream:CARD.sock (the peer connects)", a.link)),
     };
     let bad_mac = || format!("--mac {}: write six hex bytes, e.g. 02:00:00:00:00:02", a.mac);
     let mac: Vec<u8> = a.mac.split(':').map(|b| (b.len() == 2).then(|| u8::from_str_radix(b, 16).ok()).flatten()).collect::<Option<_>>().ok_or_else(bad_mac)?;
     let mac: [u8; 6] = mac.try_into().map_err(|_| bad_mac())?;
+    rnic_driver::exchange::SHOW_MESSAGES.store(a.show_exchange, std::sync::atomic::Ordering::Relaxed);
     if a.listen.is_none() == a.connect.is_none() {
         return Err("give one of --listen ADDR:PORT (the tool connects) or --connect ADDR:PORT (the tool listens)".into());
     }
-    Ok(rnic_driver::live_link::LinkOpts { card_sock: card.into(), peer_sock: peer.into(), mac, ip: a.ip.octets(), listen: a.listen, connect: a.connect })
+    Ok(rnic_driver::live_link::LinkOpts { card_sock: card.into(), peer_sock: peer, mac, ip: a.ip.octets(), listen: a.listen, connect: a.connect })
 }
 
 fn write_pcap(a: &LinkArgs, pcap: &[u8]) -> Result<(), String> {
