@@ -203,3 +203,33 @@ fn a_guest_on_a_stream_socket_is_framed_by_length_and_may_connect_again() {
     assert_eq!(world.port.send_errors, 0);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn an_idle_card_is_not_simulated_until_a_frame_comes() {
+    let dir = std::env::temp_dir().join(format!("rnic-live-idle-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (card_sock, guest_sock) = (dir.join("card.sock"), dir.join("guest.sock"));
+    let _ = std::fs::remove_file(&guest_sock);
+    let guest = UnixDatagram::bind(&guest_sock).unwrap();
+    guest.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
+    let (me, peer) = (port(1), port(0));
+    let mut world = LiveWorld { nic: NicSim::new().unwrap(), port: LivePort::bind(&card_sock, &guest_sock, me.mac, me.ipv4).unwrap() };
+    // Quiet from the start: once QUIET_CYCLES have passed, nothing more is evaluated.
+    world.run_until(rnic_sim::live::QUIET_CYCLES + 1, |_| false);
+    let at = world.nic.cycles();
+    assert_eq!(world.run_busy(1000), 0);
+    assert_eq!(world.nic.cycles(), at, "an idle card's clock stands still");
+    // A frame wakes it: it runs (the ARP is answered) and stays awake until quiet again.
+    guest.send_to(&arp_frame(1, peer.mac, peer.ipv4, [0xFF; 6], [0; 6], me.ipv4), &card_sock).unwrap();
+    assert_eq!(world.run_busy(1000), 1000);
+    let mut buf = [0u8; 100];
+    let n = guest.recv(&mut buf).unwrap();
+    assert_eq!(&buf[..n], arp_frame(2, me.mac, me.ipv4, peer.mac, peer.mac, peer.ipv4));
+    let mut ran = 1000;
+    while world.run_busy(1000) == 1000 {
+        ran += 1000;
+    }
+    assert!((rnic_sim::live::QUIET_CYCLES..rnic_sim::live::QUIET_CYCLES + 2000).contains(&ran), "{ran} cycles after the frame");
+    assert_eq!(world.run_busy(1000), 0);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -629,8 +629,8 @@ pub fn run_live(o: &PerfOpts) -> Result<PerfReport, String> {
     let (link, ctx) = LiveLink::open(&o.link)?;
     let server = link.is_server();
     // (The card runs while a message is awaited: the peer's stack ARPs, its QP sends.)
-    let (stream, peer_version) = link.stream(|s| version(&swap(s, server, &version_msg(), &mut || link.step(1000))?))?;
-    let mut idle = || link.step(1000);
+    let (stream, peer_version) = link.stream(|s| version(&swap(s, server, &version_msg(), &mut || link.idle())?))?;
+    let mut idle = || link.idle();
     let mut conn = Conn { stream, server, idle: &mut idle };
     let agreed = Agreed { peer_version, ..agree_rest(&mut conn.stream, server, o.pmtu, conn.idle)? };
     let mut side = PerfSide::new(ctx, o.test, o.size, o.iters, agreed.cycle_buffer).map_err(|e| e.to_string())?;

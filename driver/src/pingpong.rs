@@ -171,8 +171,8 @@ pub fn run_live(o: &LiveOpts) -> Result<LiveReport, String> {
     };
     let (_stream, theirs) = link.stream(|stream| match server_side {
         // (The server answers once its QP is connected, so the client's first SEND finds it.)
-        true => server::<ExchangeError>(stream, &mine, &mut || link.step(200), |theirs| connect(&mut side, theirs).map_err(ExchangeError::Local)),
-        false => client(stream, &mine, &mut || link.step(200)),
+        true => server::<ExchangeError>(stream, &mine, &mut || link.idle(), |theirs| connect(&mut side, theirs).map_err(ExchangeError::Local)),
+        false => client(stream, &mine, &mut || link.idle()),
     })?;
     if !server_side {
         connect(&mut side, &theirs)?;

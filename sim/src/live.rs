@@ -85,8 +85,9 @@ pub struct LivePort {
     /// Frames longer than a jumbo frame: dropped, counted (on a stream, whose framing is then
     /// lost, the connection is closed: the peer connects again).
     pub oversize: u64,
-    /// Cycle of the last frame from the peer (how long the link has been quiet).
+    /// Cycle of the last frame from the peer, and to it (how long the link has been quiet).
     pub last_rx: u64,
+    pub last_tx: u64,
     handing: VecDeque<Beat>,
     /// (ns, from the card?, frame without FCS), in the order they crossed.
     capture: Vec<(u64, bool, Vec<u8>)>,
@@ -124,6 +125,7 @@ impl LivePort {
             waiting: VecDeque::new(),
             oversize: 0,
             last_rx: 0,
+            last_tx: 0,
             handing: VecDeque::new(),
             capture: Vec::new(),
         }
@@ -142,6 +144,7 @@ impl LivePort {
     }
 
     fn send(&mut self, frame: Vec<u8>, now: u64) {
+        self.last_tx = now;
         self.capture.push((ns(now), true, frame.clone()));
         self.waiting.push_back(frame);
         self.flush();
@@ -225,10 +228,17 @@ impl LivePort {
     }
 
     /// The next beat for the card's receive port: from the frame being handed over, or from
-    /// a datagram that arrived (ARP is answered here instead).
+    /// one that arrived.
     fn next_beat(&mut self, now: u64) -> Option<Beat> {
+        self.fill(now);
+        self.handing.pop_front()
+    }
+
+    /// Take a frame that arrived from the peer to hand to the card (ARP is answered here
+    /// instead); true if one is being handed over.
+    fn fill(&mut self, now: u64) -> bool {
         while self.handing.is_empty() {
-            let received = self.receive()?;
+            let Some(received) = self.receive() else { return false };
             self.last_rx = now;
             let Ok(frame) = received else {
                 self.oversize += 1;
@@ -247,7 +257,7 @@ impl LivePort {
             wire.extend_from_slice(&f.to_le_bytes());
             self.handing.extend(beats(&wire));
         }
-        self.handing.pop_front()
+        true
     }
 
     fn on_arp(&mut self, frame: &[u8], now: u64) {
@@ -323,6 +333,11 @@ pub fn arp_frame(op: u16, sha: [u8; 6], spa: [u8; 4], dst: [u8; 6], tha: [u8; 6]
     f
 }
 
+/// Cycles after the last frame either way before a card with nothing outstanding counts as
+/// idle (80 µs at 250 MHz): its pipelines are long done with that frame (a large READ's
+/// response frames keep the link busy while they leave).
+pub const QUIET_CYCLES: u64 = 20_000;
+
 /// One card on a live link.
 pub struct LiveWorld {
     pub nic: NicSim,
@@ -339,6 +354,23 @@ impl LiveWorld {
             frame.truncate(frame.len().saturating_sub(4));
             self.port.send(frame, now);
         }
+    }
+
+    /// Run up to `max` cycles while anything moves — a frame either way within the last
+    /// [`QUIET_CYCLES`], or one arriving — and return the cycles run. An idle card is not
+    /// evaluated at all: its clock stands still until the next frame, so idle time costs no
+    /// simulation. Only for a card with no request outstanding (its timers stand still too).
+    pub fn run_busy(&mut self, max: u64) -> u64 {
+        for ran in 0..max {
+            let now = self.nic.cycles();
+            let receiving = self.port.fill(now);
+            let quiet = now.saturating_sub(self.port.last_rx.max(self.port.last_tx)) > QUIET_CYCLES;
+            if quiet && !receiving && self.port.drained() {
+                return ran;
+            }
+            self.step();
+        }
+        max
     }
 
     /// Step until `done(self)` or `max` cycles pass; true if `done`.

@@ -424,7 +424,7 @@ fn pingpong(a: PingpongArgs) -> Result<(), String> {
             "remote": {"qpn": r.remote.qpn, "psn": r.remote.psn, "gid": gid(&r.remote).to_string()},
             "bytes": bytes, "iters": a.iters, "cycles": r.cycles, "usec_per_iter": secs * 1e6 / a.iters as f64, "counters": r.counters,
             "arp": {"answered": r.link.arp.answered, "asked": r.link.arp.asked, "learnt": r.link.arp.learnt, "ignored": r.link.arp.ignored},
-            "link": {"send_errors": r.link.send_errors, "oversize": r.link.oversize},
+            "link": {"send_errors": r.link.send_errors, "oversize": r.link.oversize, "cycles_run": r.link.cycles},
         });
         println!("{j}");
     } else {
@@ -475,7 +475,7 @@ fn perf(a: PerfArgs) -> Result<(), String> {
             "peer_version": r.agreed.peer_version, "pmtu": r.agreed.pmtu, "cycle_buffer": r.agreed.cycle_buffer,
             "result": result, "counters": r.counters,
             "arp": {"answered": r.link.arp.answered, "asked": r.link.arp.asked, "learnt": r.link.arp.learnt, "ignored": r.link.arp.ignored},
-            "link": {"send_errors": r.link.send_errors, "oversize": r.link.oversize},
+            "link": {"send_errors": r.link.send_errors, "oversize": r.link.oversize, "cycles_run": r.link.cycles},
         });
         println!("{j}");
     } else {
