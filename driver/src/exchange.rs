@@ -42,6 +42,7 @@ pub enum ExchangeError {
 impl std::fmt::Display for ExchangeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            ExchangeError::Io(e) if e.kind() == ErrorKind::TimedOut => write!(f, "no message from the peer tool and no frame on the link for {} s: it stopped (see its output)", PATIENCE.as_secs()),
             ExchangeError::Io(e) => write!(f, "exchange with the peer tool failed: {e} (is it running, with the same port?)"),
             ExchangeError::Malformed(m) => write!(f, "the peer tool sent {m}: not an ibv_rc_pingpong address message (LID:QPN:PSN:GID)"),
             ExchangeError::Unexpected { got, want } => write!(f, "the peer tool sent {got}: not {want}"),
@@ -74,6 +75,40 @@ pub fn gid_v4(ip: [u8; 4]) -> [u8; 16] {
     g
 }
 
+/// One hex field of a tool's message: hex digits only (the tools print fixed widths; one
+/// more digit than 64 bits is refused), a value below 2^`bits`.
+pub fn hex_field(s: &str, bits: u32) -> Option<u64> {
+    let hex = !s.is_empty() && s.len() <= 16 && s.bytes().all(|b| b.is_ascii_hexdigit());
+    u64::from_str_radix(s, 16).ok().filter(|v| hex && (bits >= 64 || *v < 1u64 << bits))
+}
+
+/// Connect `qp` to a tool's QP as the tools connect theirs (INIT, RTR, RTS; local ACK
+/// timeout 14, retry and RNR retry 7): the peer at its IPv4-mapped `gid` and `mac`, its QPN
+/// `dest_qpn` starting at `rq_psn`, ours at `sq_psn`; `rd` is (READs and atomics the peer may
+/// have at this QP, this QP at the peer), each 1 ... 8.
+#[allow(clippy::too_many_arguments)]
+pub fn connect_qp<B: crate::bus::Bus>(
+    ctx: &mut crate::verbs::Context<B>,
+    qp: &mut crate::verbs::Qp,
+    gid: &[u8; 16],
+    mac: [u8; 6],
+    (dest_qpn, rq_psn, sq_psn): (u32, u32, u32),
+    pmtu: u32,
+    rd: (u8, u8),
+) -> Result<(), crate::verbs::VerbsError> {
+    use crate::verbs::{Path, QpAttr, QpState, VerbsError};
+    let ip: [u8; 4] = gid[12..].try_into().expect("4 bytes");
+    if *gid != gid_v4(ip) {
+        return Err(VerbsError::BadAttribute("gid", "only IPv4-mapped RoCE v2 GIDs are routed (use the tool's -g / -x index of the IPv4 GID)".into()));
+    }
+    let path = Path { dest_mac: mac, remote_ip: rnic_spec::qp::RemoteIp::V4(ip), vlan: None, dscp: 0, ecn: 0, hop_limit: 64, flow_label: 0 };
+    ctx.modify_qp(qp, QpState::Init, &QpAttr::default())?;
+    let rtr = QpAttr { path: Some(path), pmtu: Some(pmtu), dest_qpn: Some(dest_qpn), rq_psn: Some(rq_psn), max_dest_rd_atomic: Some(rd.0), ..Default::default() };
+    ctx.modify_qp(qp, QpState::Rtr, &rtr)?;
+    let rts = QpAttr { sq_psn: Some(sq_psn), timeout: Some(14), retry_cnt: Some(7), rnr_retry: Some(7), max_rd_atomic: Some(rd.1), ..Default::default() };
+    ctx.modify_qp(qp, QpState::Rts, &rts)
+}
+
 impl Dest {
     /// The message the tool sends for this side.
     pub fn wire(&self) -> [u8; MSG_LEN] {
@@ -94,10 +129,7 @@ impl Dest {
         let [lid, qpn, psn, gid] = parts[..] else {
             return Err(ExchangeError::Malformed(shown()));
         };
-        let num = |s: &str, bits: u32| {
-            let hex = !s.is_empty() && s.bytes().all(|b| b.is_ascii_hexdigit());
-            u32::from_str_radix(s, 16).ok().filter(|v| hex && (*v as u64) < 1u64 << bits)
-        };
+        let num = |s: &str, bits: u32| hex_field(s, bits).map(|v| v as u32);
         let (Some(lid), Some(qpn), Some(psn)) = (num(lid, 16), num(qpn, 24), num(psn, 24)) else {
             return Err(ExchangeError::Malformed(shown()));
         };
@@ -140,10 +172,12 @@ pub fn send(stream: &mut TcpStream, msg: &[u8]) -> Result<(), ExchangeError> {
 }
 
 /// Fill `buf` from `stream`, calling `idle` while nothing comes (a simulated card keeps
-/// running meanwhile: the peer's stack may ARP for it before it answers).
-pub fn read_all(stream: &mut TcpStream, buf: &mut [u8], idle: &mut dyn FnMut()) -> Result<(), ExchangeError> {
+/// running meanwhile: the peer's stack may ARP for it before it answers). The wait ends
+/// after [`PATIENCE`] with neither a byte nor `idle` saying frames moved (a bandwidth test's
+/// whole run is one such wait for its server).
+pub fn read_all(stream: &mut TcpStream, buf: &mut [u8], idle: &mut dyn FnMut() -> bool) -> Result<(), ExchangeError> {
     stream.set_read_timeout(Some(Duration::from_millis(1)))?;
-    let (mut got, start) = (0, Instant::now());
+    let (mut got, mut start) = (0, Instant::now());
     while got < buf.len() {
         match stream.read(&mut buf[got..]) {
             Ok(0) => return Err(ExchangeError::Io(ErrorKind::UnexpectedEof.into())),
@@ -152,7 +186,9 @@ pub fn read_all(stream: &mut TcpStream, buf: &mut [u8], idle: &mut dyn FnMut()) 
                 if start.elapsed() > PATIENCE {
                     return Err(ExchangeError::Io(ErrorKind::TimedOut.into()));
                 }
-                idle();
+                if idle() {
+                    start = Instant::now();
+                }
             }
             Err(e) => return Err(e.into()),
         }
@@ -162,7 +198,7 @@ pub fn read_all(stream: &mut TcpStream, buf: &mut [u8], idle: &mut dyn FnMut()) 
 }
 
 /// The client's side: send `mine`, return the server's (`idle` runs while it waits).
-pub fn client(stream: &mut TcpStream, mine: &Dest, idle: &mut dyn FnMut()) -> Result<Dest, ExchangeError> {
+pub fn client(stream: &mut TcpStream, mine: &Dest, idle: &mut dyn FnMut() -> bool) -> Result<Dest, ExchangeError> {
     send(stream, &mine.wire())?;
     let mut msg = [0u8; MSG_LEN];
     read_all(stream, &mut msg, idle)?;
@@ -177,7 +213,7 @@ pub fn client(stream: &mut TcpStream, mine: &Dest, idle: &mut dyn FnMut()) -> Re
 /// [`PATIENCE`]; `idle` runs between tries (a simulated card keeps running).
 pub fn connect_retrying<T>(
     at: std::net::SocketAddr,
-    idle: &mut dyn FnMut(),
+    idle: &mut dyn FnMut() -> bool,
     mut first: impl FnMut(&mut TcpStream) -> Result<T, ExchangeError>,
 ) -> Result<(TcpStream, T), String> {
     let start = Instant::now();
@@ -203,7 +239,7 @@ pub fn connect_retrying<T>(
 pub fn server<E: From<ExchangeError>>(
     stream: &mut TcpStream,
     mine: &Dest,
-    idle: &mut dyn FnMut(),
+    idle: &mut dyn FnMut() -> bool,
     connect: impl FnOnce(&Dest) -> Result<(), E>,
 ) -> Result<Dest, E> {
     let mut msg = [0u8; MSG_LEN];
@@ -271,7 +307,7 @@ mod tests {
         });
         let (mut conn, _) = listener.accept().unwrap();
         let mut connected = None;
-        let theirs = server::<ExchangeError>(&mut conn, &card, &mut || {}, |d| {
+        let theirs = server::<ExchangeError>(&mut conn, &card, &mut || false, |d| {
             connected = Some(*d);
             Ok(())
         })
@@ -291,7 +327,7 @@ mod tests {
             s.read_exact(&mut done).unwrap();
             (got, done)
         });
-        let theirs = client(&mut TcpStream::connect(at).unwrap(), &card, &mut || {}).unwrap();
+        let theirs = client(&mut TcpStream::connect(at).unwrap(), &card, &mut || false).unwrap();
         assert_eq!((theirs.qpn, theirs.psn), (0x12, 0x42));
         let (got, done) = tool.join().unwrap();
         assert_eq!((got.to_vec(), &done), (card.wire().to_vec(), b"done\0"));
@@ -309,7 +345,7 @@ mod tests {
             let mut done = [0u8; 5];
             s.read_exact(&mut done).unwrap();
         });
-        let (_, theirs) = connect_retrying(at, &mut || {}, |s| client(s, &card, &mut || {})).unwrap();
+        let (_, theirs) = connect_retrying(at, &mut || false, |s| client(s, &card, &mut || false)).unwrap();
         assert_eq!((theirs.qpn, theirs.psn), (0x13, 0x7));
         tool.join().unwrap();
     }

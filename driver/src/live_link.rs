@@ -1,5 +1,6 @@
 //! One simulated card on a live link, as the tools' peers need it: the card's world on a unix
-//! datagram socket (QEMU's `-netdev dgram`), its verbs context, the peer's MAC by ARP, the TCP
+//! datagram socket (QEMU's `-netdev dgram`) or stream socket (`-netdev stream`), its verbs
+//! context, the peer's MAC by ARP, the TCP
 //! side of the out-of-band exchange (listening or connecting) with the card running while it
 //! waits, and the linger after the last completion so the card's last ACK leaves. Shared by
 //! `rnic sim pingpong` ([`crate::pingpong`]) and `rnic sim perf` ([`crate::perftest`]).
@@ -81,10 +82,13 @@ impl LiveLink {
     /// While the card waits with nothing outstanding (for a message of the exchange, for
     /// the peer's requests): run it while frames move, else skip the idle time — the model
     /// is not evaluated, and the process sleeps 0.2 ms before it looks at the socket again.
-    pub fn idle(&self) {
-        if self.world.borrow_mut().run_busy(1000) == 0 {
+    /// True if the card ran (frames moved: the peer is at work).
+    pub fn idle(&self) -> bool {
+        let ran = self.world.borrow_mut().run_busy(1000) > 0;
+        if !ran {
             std::thread::sleep(Duration::from_micros(200));
         }
+        ran
     }
 
     pub fn cycles(&self) -> u64 {
@@ -110,7 +114,7 @@ impl LiveLink {
                     Ok((s, _)) => break s,
                     Err(e) if e.kind() != ErrorKind::WouldBlock => return Err(format!("accept: {e}")),
                     Err(_) if start.elapsed() > PATIENCE => return Err(format!("no tool connected in {} s", PATIENCE.as_secs())),
-                    Err(_) => self.idle(),
+                    Err(_) => drop(self.idle()),
                 }
             };
             stream.set_nonblocking(false).map_err(|e| e.to_string())?;

@@ -25,11 +25,11 @@
 //! Atomics (8 bytes): FETCH & ADD adds 1, COMPARE & SWAP compares 0 and swaps 0.
 
 use crate::bus::Bus;
-use crate::exchange::{gid_v4, read_all, send, ExchangeError};
-use crate::verbs::{Context, Cq, DmaBuf, Mr, Path, Qp, QpAttr, QpCaps, QpState, RecvWr, SendWr, VerbsError};
+use crate::exchange::{gid_v4, hex_field, read_all, send, ExchangeError};
+use crate::verbs::{Context, Cq, DmaBuf, Mr, Qp, QpCaps, RecvWr, SendWr, VerbsError};
 use rnic_spec::desc::{send_flags, CqOp, CqStatus, SendOp};
 use rnic_spec::mr::access;
-use rnic_spec::qp::{RemoteIp, RD_SLOTS};
+use rnic_spec::qp::RD_SLOTS;
 use rnic_spec::wire::tx::AtomicArgs;
 use std::collections::HashMap;
 use std::net::TcpStream;
@@ -48,6 +48,9 @@ pub const KEY_MSG_LEN: usize = 108;
 pub const TX_DEPTH: u32 = 128;
 /// Receives the SEND test's server keeps posted (the tools' default `-r`).
 pub const RX_DEPTH: u32 = 512;
+/// The largest region a test registers (two halves of its size): perftest's largest `-s` is
+/// 8 MiB.
+const MAX_REGION: u64 = 1 << 24;
 
 /// The atomic operation of `ib_atomic_bw -A`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,10 +147,7 @@ impl Keys {
         if fields.len() != 23 {
             return Err(bad());
         }
-        let num = |s: &str, bits: u32| -> Result<u64, ExchangeError> {
-            let hex = !s.is_empty() && s.len() <= 16 && s.bytes().all(|b| b.is_ascii_hexdigit());
-            u64::from_str_radix(s, 16).ok().filter(|v| hex && (bits == 64 || *v < 1u64 << bits)).ok_or_else(bad)
-        };
+        let num = |s: &str, bits: u32| hex_field(s, bits).ok_or_else(bad);
         let mut gid = [0u8; 16];
         for (g, f) in gid.iter_mut().zip(&fields[6..22]) {
             *g = num(f, 8)? as u8;
@@ -180,7 +180,10 @@ fn c_text(msg: &[u8]) -> &str {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Agreed {
     pub peer_version: f64,
+    /// The larger of both sides' cycle buffers and cache lines: requests' addresses step by
+    /// the size rounded up to the cache line and wrap inside the cycle buffer.
     pub cycle_buffer: u32,
+    pub cache_line: u32,
     pub pmtu: u32,
 }
 
@@ -189,20 +192,13 @@ pub struct Agreed {
 pub struct Conn<'a> {
     pub stream: TcpStream,
     pub server: bool,
-    pub idle: &'a mut dyn FnMut(),
+    pub idle: &'a mut dyn FnMut() -> bool,
 }
 
 impl Conn<'_> {
     /// Send `mine` and take the peer's message of the same size, in the role's order.
     pub fn swap(&mut self, mine: &[u8]) -> Result<Vec<u8>, ExchangeError> {
         swap(&mut self.stream, self.server, mine, self.idle)
-    }
-
-    /// Step 1: version, cycle buffer, cache line and MTU (`pmtu`, this side's, in bytes).
-    pub fn agree(&mut self, pmtu: u32) -> Result<Agreed, ExchangeError> {
-        let peer_version = version(&self.swap(&version_msg())?)?;
-        let rest = agree_rest(&mut self.stream, self.server, pmtu, self.idle)?;
-        Ok(Agreed { peer_version, ..rest })
     }
 
     pub fn keys(&mut self, mine: &Keys) -> Result<Keys, ExchangeError> {
@@ -231,13 +227,13 @@ impl Conn<'_> {
             Ok(()) if &done == b"done\0" => Ok(()),
             Ok(()) => Err(ExchangeError::Unexpected { got: format!("{:?}", String::from_utf8_lossy(&done)), want: "\"done\"" }),
             // (A tool that closed at once after its "done" is finished too.)
-            Err(ExchangeError::Io(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(()),
+            Err(ExchangeError::Io(e)) if matches!(e.kind(), std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::ConnectionReset) => Ok(()),
             Err(e) => Err(e),
         }
     }
 }
 
-fn swap(stream: &mut TcpStream, server: bool, mine: &[u8], idle: &mut dyn FnMut()) -> Result<Vec<u8>, ExchangeError> {
+fn swap(stream: &mut TcpStream, server: bool, mine: &[u8], idle: &mut dyn FnMut() -> bool) -> Result<Vec<u8>, ExchangeError> {
     let mut theirs = vec![0u8; mine.len()];
     if server {
         read_all(stream, &mut theirs, idle)?;
@@ -264,19 +260,24 @@ fn version(msg: &[u8]) -> Result<f64, ExchangeError> {
     }
 }
 
-fn agree_rest(stream: &mut TcpStream, server: bool, pmtu: u32, idle: &mut dyn FnMut()) -> Result<Agreed, ExchangeError> {
+/// Step 1: version, cycle buffer, cache line and MTU (`pmtu`, this side's, in bytes).
+pub fn agree(stream: &mut TcpStream, server: bool, pmtu: u32, idle: &mut dyn FnMut() -> bool) -> Result<Agreed, ExchangeError> {
+    let peer_version = version(&swap(stream, server, &version_msg(), idle)?)?;
     let word = |m: Vec<u8>| u32::from_be_bytes(m.try_into().expect("4 bytes"));
     let cycle_buffer = word(swap(stream, server, &CYCLE_BUFFER.to_be_bytes(), idle)?);
-    let _cache_line = word(swap(stream, server, &CACHE_LINE.to_be_bytes(), idle)?);
+    let cache_line = word(swap(stream, server, &CACHE_LINE.to_be_bytes(), idle)?);
     if !(64..=1 << 24).contains(&cycle_buffer) || !cycle_buffer.is_power_of_two() {
         return Err(ExchangeError::Unexpected { got: format!("cycle buffer {cycle_buffer}"), want: "a power of two from 64 to 16 MiB" });
+    }
+    if !(1..=4096).contains(&cache_line) || !cache_line.is_power_of_two() {
+        return Err(ExchangeError::Unexpected { got: format!("cache line {cache_line}"), want: "a power of two up to 4096" });
     }
     let mine = mtu_code(pmtu).expect("a valid path MTU");
     let msg = swap(stream, server, &[b'0' + mine as u8, 0], idle)?;
     let theirs = c_text(&msg).parse::<u32>().ok().filter(|c| (1..=5).contains(c));
     // (The tools' rule: the peer's when it is valid and smaller.)
     let code = theirs.filter(|&t| t < mine).unwrap_or(mine);
-    Ok(Agreed { peer_version: 0.0, cycle_buffer: cycle_buffer.max(CYCLE_BUFFER), pmtu: 128 << code })
+    Ok(Agreed { peer_version, cycle_buffer: cycle_buffer.max(CYCLE_BUFFER), cache_line: cache_line.max(CACHE_LINE), pmtu: 128 << code })
 }
 
 /// A bandwidth test's result line (the tool's columns; MB is 2^20 bytes as the tool's).
@@ -310,9 +311,10 @@ pub struct PerfSide<B: Bus> {
     test: Test,
     size: u32,
     iters: u32,
-    /// Bytes of each half, and the cycle buffer the addresses wrap in.
+    /// Bytes of each half, the cycle buffer the addresses wrap in, and the step between them.
     half: u64,
     cycle: u64,
+    stride: u64,
     /// Requests (or receives) posted and completed.
     pub posted: u32,
     pub completed: u32,
@@ -339,7 +341,7 @@ enum LatPhase {
     /// Decide whether to wait for the peer's next WRITE.
     #[default]
     Top,
-    /// The last byte of the advertised half must become the received count.
+    /// The last byte of the advertised half must become the count of the peer's next WRITE.
     Wait,
     Post,
     /// The WRITE just posted must complete.
@@ -347,10 +349,14 @@ enum LatPhase {
 }
 
 impl<B: Bus> PerfSide<B> {
-    /// The QP and buffer for `test`; `cycle_buffer` is the agreed one.
-    pub fn new(mut ctx: Context<B>, test: Test, size: u32, iters: u32, cycle_buffer: u32) -> Result<PerfSide<B>, VerbsError> {
+    /// The QP and buffer for `test`, addressed as `agreed` says.
+    pub fn new(mut ctx: Context<B>, test: Test, size: u32, iters: u32, agreed: &Agreed) -> Result<PerfSide<B>, VerbsError> {
         let size = if matches!(test, Test::AtomicBw(_)) { 8 } else { size };
-        let half = (size.div_ceil(64) as u64 * 64).max(cycle_buffer as u64);
+        let stride = size.div_ceil(agreed.cache_line) as u64 * agreed.cache_line as u64;
+        let half = stride.max(agreed.cycle_buffer as u64);
+        if 2 * half > MAX_REGION {
+            return Err(VerbsError::BadAttribute("size", format!("{size} bytes need a region of {} MiB, more than {} MiB", (2 * half) >> 20, MAX_REGION >> 20)));
+        }
         let pd = ctx.alloc_pd()?;
         let buf = ctx.alloc_buf(2 * half as usize, 4096)?;
         // (The local half: a pattern to send; the advertised half zero, as `ib_write_lat`
@@ -358,12 +364,11 @@ impl<B: Bus> PerfSide<B> {
         let pattern: Vec<u8> = (0..half).map(|i| (i as u8).wrapping_mul(31).wrapping_add(7)).collect();
         ctx.write_buf(buf.iova, &pattern)?;
         ctx.write_buf(buf.iova + half, &vec![0; half as usize])?;
-        let len = u32::try_from(2 * half).map_err(|_| VerbsError::BadAttribute("size", format!("{size} is too large")))?;
-        let mr = ctx.reg_mr(pd, buf.iova, len, access::LOCAL_WRITE | test.remote_access())?;
+        let mr = ctx.reg_mr(pd, buf.iova, 2 * half as u32, access::LOCAL_WRITE | test.remote_access())?;
         let cq = ctx.create_cq(1024)?;
         let qp = ctx.create_qp(pd, &cq, &cq, QpCaps { sq_entries: 2 * TX_DEPTH, rq_entries: RX_DEPTH })?;
         let lat = Lat::default();
-        Ok(PerfSide { ctx, qp, cq, buf, mr, test, size, iters, half, cycle: cycle_buffer as u64, posted: 0, completed: 0, peer: None, words: HashMap::new(), lat, posts: Vec::new() })
+        Ok(PerfSide { ctx, qp, cq, buf, mr, test, size, iters, half, cycle: agreed.cycle_buffer as u64, stride, posted: 0, completed: 0, peer: None, words: HashMap::new(), lat, posts: Vec::new() })
     }
 
     /// This side's keys.
@@ -371,28 +376,24 @@ impl<B: Bus> PerfSide<B> {
         Keys { lid: 0, out_reads: self.test.out_reads(), qpn: self.qp.qpn, psn, rkey: self.mr.key(), vaddr: self.buf.iova + self.half, gid: gid_v4(self.ctx.port().ipv4), srqn: 0 }
     }
 
-    /// Connect to the peer's keys (the tools' attributes: timeout 14, retry and RNR retry 7;
-    /// READs at once as the peer takes them, up to the card's 8).
+    /// Connect to the peer's keys as the tools connect (READs and atomics at once as the
+    /// peer takes them, up to the card's 8). The peer's advertised half must fit its address
+    /// space.
     pub fn connect(&mut self, theirs: &Keys, mac: [u8; 6], my_psn: u32, pmtu: u32) -> Result<(), VerbsError> {
-        let ip: [u8; 4] = theirs.gid[12..].try_into().expect("4 bytes");
-        let path = Path { dest_mac: mac, remote_ip: RemoteIp::V4(ip), vlan: None, dscp: 0, ecn: 0, hop_limit: 64, flow_label: 0 };
-        self.ctx.modify_qp(&mut self.qp, QpState::Init, &QpAttr::default())?;
-        let rtr = QpAttr { path: Some(path), pmtu: Some(pmtu), dest_qpn: Some(theirs.qpn), rq_psn: Some(theirs.psn), max_dest_rd_atomic: Some(self.test.out_reads() as u8), ..Default::default() };
-        self.ctx.modify_qp(&mut self.qp, QpState::Rtr, &rtr)?;
-        let rd = theirs.out_reads.clamp(1, RD_SLOTS as u16) as u8;
-        let rts = QpAttr { sq_psn: Some(my_psn), timeout: Some(14), retry_cnt: Some(7), rnr_retry: Some(7), max_rd_atomic: Some(rd), ..Default::default() };
-        self.ctx.modify_qp(&mut self.qp, QpState::Rts, &rts)?;
+        if theirs.vaddr.checked_add(self.half).is_none() {
+            return Err(VerbsError::BadAttribute("vaddr", format!("the peer's {:#x} and {} bytes after it pass the end of a 64-bit address space", theirs.vaddr, self.half)));
+        }
+        let rd = (self.test.out_reads() as u8, theirs.out_reads.clamp(1, RD_SLOTS as u16) as u8);
+        crate::exchange::connect_qp(&mut self.ctx, &mut self.qp, &theirs.gid, mac, (theirs.qpn, theirs.psn, my_psn), pmtu, rd)?;
         self.peer = Some(*theirs);
         Ok(())
     }
 
-    /// The offset of the n-th request inside a half (the tools' cycling).
+    /// The offset of the n-th request inside a half: the tools step by the stride and start
+    /// again where another stride would not fit the cycle buffer (`increase_rem_addr`), or
+    /// stay at the start when the size is over half of it.
     fn offset(&self, n: u32) -> u64 {
-        let stride = self.size.div_ceil(64) as u64 * 64;
-        match self.size as u64 <= self.cycle / 2 {
-            true => n as u64 * stride % self.cycle,
-            false => 0,
-        }
+        request_offset(n, self.size, self.cycle, self.stride)
     }
 
     /// The SEND test's server: post the first receives (before the barrier that lets the
@@ -481,6 +482,10 @@ impl<B: Bus> PerfSide<B> {
         }
         while !receiving && self.posted < self.iters && self.posted - self.completed < TX_DEPTH {
             let wr = self.send_wr(self.posted);
+            if matches!(self.test, Test::AtomicBw(_)) {
+                // (A value no answer carries, so one never written back is seen.)
+                self.ctx.write_buf(wr.local_addr, &unwritten(self.posted).to_le_bytes()).map_err(|e| e.to_string())?;
+            }
             self.ctx.post_send(&mut self.qp, &wr).map_err(|e| e.to_string())?;
             self.posted += 1;
         }
@@ -493,6 +498,9 @@ impl<B: Bus> PerfSide<B> {
         let got = self.ctx.read_buf(self.buf.iova + (n % TX_DEPTH) as u64 * 8, 8).map_err(|e| e.to_string())?;
         let value = u64::from_le_bytes(got.try_into().expect("8 bytes"));
         let word = self.offset(n);
+        if value == unwritten(n) {
+            return Err(format!("atomic {n} at remote offset {word:#x} completed, but its original value was not written back"));
+        }
         if let Some(last) = self.words.insert(word, value) {
             let want = match kind {
                 AtomicKind::FetchAndAdd => last.wrapping_add(1),
@@ -516,16 +524,14 @@ impl<B: Bus> PerfSide<B> {
                         return Ok(());
                     }
                     let wait = self.lat.received < self.iters && !(self.lat.sent < 1 && server);
-                    if wait {
-                        self.lat.received += 1;
-                    }
                     self.lat.phase = if wait { LatPhase::Wait } else { LatPhase::Post };
                 }
                 LatPhase::Wait => {
                     let last = self.ctx.read_buf(self.buf.iova + self.half + self.size as u64 - 1, 1).map_err(|e| e.to_string())?;
-                    if last[0] != self.lat.received as u8 {
+                    if last[0] != (self.lat.received + 1) as u8 {
                         return Ok(());
                     }
+                    self.lat.received += 1;
                     self.lat.phase = LatPhase::Post;
                 }
                 LatPhase::Post => {
@@ -542,7 +548,7 @@ impl<B: Bus> PerfSide<B> {
                     if self.lat.completed < self.lat.sent {
                         let wcs = self.ctx.poll_cq(&mut self.cq, 1).map_err(|e| e.to_string())?;
                         let Some(wc) = wcs.first() else { return Ok(()) };
-                        if wc.status != CqStatus::Success || wc.op != CqOp::Write {
+                        if wc.status != CqStatus::Success || wc.op != CqOp::Write || wc.wr_id != (self.lat.completed + 1) as u64 {
                             return Err(format!("WRITE {} completed as {:?} {:?}", wc.wr_id, wc.op, wc.status));
                         }
                         self.lat.completed += 1;
@@ -560,6 +566,19 @@ impl<B: Bus> PerfSide<B> {
             _ => (self.posted, self.completed, 0),
         }
     }
+}
+
+/// The offset of the n-th request of `size` bytes in a half: see [`PerfSide::offset`].
+fn request_offset(n: u32, size: u32, cycle: u64, stride: u64) -> u64 {
+    match size as u64 <= cycle / 2 {
+        true => n as u64 % (cycle / stride) * stride,
+        false => 0,
+    }
+}
+
+/// What an atomic's result slot holds until its answer lands.
+fn unwritten(n: u32) -> u64 {
+    0x5a5a_0bad_0000_0000 | n as u64
 }
 
 /// A latency test's figures in µs (half round trips, as the tool's).
@@ -629,11 +648,10 @@ pub fn run_live(o: &PerfOpts) -> Result<PerfReport, String> {
     let (link, ctx) = LiveLink::open(&o.link)?;
     let server = link.is_server();
     // (The card runs while a message is awaited: the peer's stack ARPs, its QP sends.)
-    let (stream, peer_version) = link.stream(|s| version(&swap(s, server, &version_msg(), &mut || link.idle())?))?;
+    let (stream, agreed) = link.stream(|s| agree(s, server, o.pmtu, &mut || link.idle()))?;
     let mut idle = || link.idle();
     let mut conn = Conn { stream, server, idle: &mut idle };
-    let agreed = Agreed { peer_version, ..agree_rest(&mut conn.stream, server, o.pmtu, conn.idle)? };
-    let mut side = PerfSide::new(ctx, o.test, o.size, o.iters, agreed.cycle_buffer).map_err(|e| e.to_string())?;
+    let mut side = PerfSide::new(ctx, o.test, o.size, o.iters, &agreed).map_err(|e| e.to_string())?;
     let psn = rand::random::<u32>() & 0xFF_FFFF;
     let mine = side.keys(psn);
     let theirs = conn.keys(&mine)?;
@@ -687,6 +705,10 @@ pub fn run_live(o: &PerfOpts) -> Result<PerfReport, String> {
             let zero = BwResult { size: 0, iters: 0, peak_mbs: 0.0, avg_mbs: 0.0, msg_rate_mpps: 0.0 };
             let r = conn.report(&zero)?;
             conn.close(&mine)?;
+            // (The client's report says what it did: what the card was told to expect.)
+            if (r.size, r.iters) != (side.size as u64, o.iters as u64) {
+                return Err(format!("the client reports {} messages of {} bytes; the card expected -n {} of -s {} (give both sides the same -s and -n)", r.iters, r.size, o.iters, side.size));
+            }
             PerfResult::Bw { result: r, from_peer: true }
         }
     };
@@ -756,7 +778,8 @@ mod tests {
     #[test]
     fn the_exchange_is_the_tools_in_both_roles() {
         // The tool's side played with the bytes the Debian binaries send (recorded with
-        // strace): version "6.06", cycle buffer 4096, cache line 64, MTU code 3 (1024).
+        // strace): version "6.06", cycle buffer 4096, MTU code 3 (1024); its cache line 128
+        // here (the larger of both is used).
         let tool_keys = Keys { lid: 0, out_reads: 16, qpn: 0x11, psn: 0xabcdef, rkey: 0x1234, vaddr: 0x7f00_0000_1000, gid: gid_v4([192, 0, 2, 1]), srqn: 0 };
         let card_keys = Keys { lid: 0, out_reads: 8, qpn: 0x2, psn: 0x123456, rkey: 0x99, vaddr: 0x10_0000, gid: gid_v4([192, 0, 2, 2]), srqn: 0 };
         for card_is_server in [false, true] {
@@ -769,8 +792,8 @@ mod tests {
                     None => TcpStream::connect(at).unwrap(),
                 };
                 let tool_server = !card_is_server;
-                let mut t = |m: &[u8]| swap(&mut s, tool_server, m, &mut || {}).unwrap();
-                let mut got = vec![t(&version_msg()), t(&[0, 0, 0x10, 0]), t(&[0, 0, 0, 0x40]), t(b"3\0")];
+                let mut t = |m: &[u8]| swap(&mut s, tool_server, m, &mut || false).unwrap();
+                let mut got = vec![t(&version_msg()), t(&[0, 0, 0x10, 0]), t(&[0, 0, 0, 0x80]), t(b"3\0")];
                 for _ in 0..2 {
                     got.push(t(&tool_keys.wire()));
                 }
@@ -781,9 +804,9 @@ mod tests {
                 Some(l) => l.accept().unwrap().0,
                 None => TcpStream::connect(at).unwrap(),
             };
-            let mut conn = Conn { stream, server: card_is_server, idle: &mut || {} };
-            let agreed = conn.agree(4096).unwrap();
-            assert_eq!(agreed, Agreed { peer_version: 6.06, cycle_buffer: 4096, pmtu: 1024 });
+            let mut conn = Conn { stream, server: card_is_server, idle: &mut || false };
+            let agreed = agree(&mut conn.stream, conn.server, 4096, conn.idle).unwrap();
+            assert_eq!(agreed, Agreed { peer_version: 6.06, cycle_buffer: 4096, cache_line: 128, pmtu: 1024 });
             assert_eq!(conn.keys(&card_keys).unwrap(), tool_keys);
             assert_eq!(conn.keys(&card_keys).unwrap(), tool_keys);
             assert_eq!(conn.swap(&9u64.to_be_bytes()).unwrap(), 7u64.to_be_bytes());
@@ -802,6 +825,22 @@ mod tests {
         assert_eq!(version(b"6.06\0\0\0").unwrap(), 6.06);
         assert_eq!(mtu_code(1024), Some(3));
         assert_eq!(mtu_code(1500), None);
+    }
+
+    #[test]
+    fn requests_cycle_inside_the_buffer_as_the_tools_do() {
+        // -s 300: stride 320, 12 strides in 4096, so the 13th request is at the start again.
+        assert_eq!((0..14).map(|n| request_offset(n, 300, 4096, 320)).collect::<Vec<_>>(), [0, 320, 640, 960, 1280, 1600, 1920, 2240, 2560, 2880, 3200, 3520, 0, 320]);
+        // Over half the cycle buffer: always at the start.
+        assert_eq!(request_offset(7, 2049, 4096, 2112), 0);
+        // No request of any size passes the end of its half (max(stride, cycle buffer)).
+        for size in 1..=9000u32 {
+            for cache in [64u64, 128] {
+                let stride = (size as u64).div_ceil(cache) * cache;
+                let half = stride.max(4096);
+                assert!((0..300).all(|n| request_offset(n, size, 4096, stride) + size as u64 <= half), "-s {size}");
+            }
+        }
     }
 
     #[test]

@@ -8,10 +8,9 @@
 
 use crate::bus::Bus;
 use crate::exchange::{gid_v4, Dest};
-use crate::verbs::{Context, Cq, DmaBuf, Mr, Path, Qp, QpAttr, QpCaps, QpState, RecvWr, SendWr, VerbsError};
+use crate::verbs::{Context, Cq, DmaBuf, Mr, Qp, QpCaps, RecvWr, SendWr, VerbsError};
 use rnic_spec::desc::{send_flags, CqOp, CqStatus, SendOp};
 use rnic_spec::mr::access;
-use rnic_spec::qp::RemoteIp;
 
 /// The tool's work request ids.
 pub const RECV_WRID: u64 = 1;
@@ -56,16 +55,7 @@ impl<B: Bus> Side<B> {
     /// timeout 14, retry and RNR retry 7, one READ / atomic each way), post the receives, and
     /// for the client the first SEND.
     pub fn connect(&mut self, theirs: &Dest, mac: [u8; 6], my_psn: u32, pmtu: u32, client: bool) -> Result<(), VerbsError> {
-        let ip: [u8; 4] = theirs.gid[12..].try_into().expect("4 bytes");
-        if theirs.gid != gid_v4(ip) {
-            return Err(VerbsError::BadAttribute("gid", "only IPv4-mapped RoCE v2 GIDs are routed (use the tool's -g index of the IPv4 GID)".into()));
-        }
-        let path = Path { dest_mac: mac, remote_ip: RemoteIp::V4(ip), vlan: None, dscp: 0, ecn: 0, hop_limit: 64, flow_label: 0 };
-        self.ctx.modify_qp(&mut self.qp, QpState::Init, &QpAttr::default())?;
-        let rtr = QpAttr { path: Some(path), pmtu: Some(pmtu), dest_qpn: Some(theirs.qpn), rq_psn: Some(theirs.psn), max_dest_rd_atomic: Some(1), ..Default::default() };
-        self.ctx.modify_qp(&mut self.qp, QpState::Rtr, &rtr)?;
-        let rts = QpAttr { sq_psn: Some(my_psn), timeout: Some(14), retry_cnt: Some(7), rnr_retry: Some(7), max_rd_atomic: Some(1), ..Default::default() };
-        self.ctx.modify_qp(&mut self.qp, QpState::Rts, &rts)?;
+        crate::exchange::connect_qp(&mut self.ctx, &mut self.qp, &theirs.gid, mac, (theirs.qpn, theirs.psn, my_psn), pmtu, (1, 1))?;
         // (Receives go in once the QP is connected: the card's commit empties the queues.)
         self.post_recvs(self.rx_depth)?;
         self.pending = RECV_WRID;

@@ -412,7 +412,8 @@ fn sim_perf_plays_both_roles_of_each_perftest_tool_across_two_processes() {
     // Two `rnic sim perf` processes per tool, one the tool's server and one its client, the
     // exchange over loopback TCP in the tools' format. Sizes and counts reach the paths the
     // tools have: messages over half the cycle buffer (always the same remote address) and
-    // over the path MTU, more SENDs than the server's first receives, a latency count past
+    // over the path MTU, strides that do not divide the cycle buffer (300 and 1500 bytes: the
+    // addresses start again before the end), more SENDs than the server's first receives, a latency count past
     // the byte's wrap at 256, atomics past the 64 words they cycle through (each word's next
     // original value checked against its last by the card).
     let dir = std::env::temp_dir().join(format!("rnic-cli-perf-{}", std::process::id()));
@@ -421,8 +422,8 @@ fn sim_perf_plays_both_roles_of_each_perftest_tool_across_two_processes() {
     let link = |x: &std::path::Path, y: &std::path::Path| format!("unix:{},{}", x.display(), y.display());
     let cases: [(&[&str], u64, &str); 6] = [
         (&["write_bw", "-s", "5000", "-n", "30"], 30, "responder.placed=60"),
-        (&["send_bw", "-s", "100", "-n", "600"], 600, "responder.receives=600"),
-        (&["read_bw", "-s", "3000", "-n", "20"], 20, "responder.read_responses=20"),
+        (&["send_bw", "-s", "1500", "-n", "600"], 600, "responder.receives=600"),
+        (&["read_bw", "-s", "300", "-n", "30"], 30, "responder.read_responses=30"),
         (&["write_lat", "-s", "64", "-n", "300"], 300, "responder.placed=300"),
         (&["atomic_bw", "-A", "FETCH_AND_ADD", "-n", "150"], 150, "responder.atomics=150"),
         (&["atomic_bw", "-A", "CMP_AND_SWAP", "-n", "150"], 150, "responder.atomics=150"),

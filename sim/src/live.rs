@@ -83,12 +83,15 @@ pub struct LivePort {
     /// meanwhile, as a MAC's FIFO backs up.
     waiting: VecDeque<Vec<u8>>,
     /// Frames longer than a jumbo frame: dropped, counted (on a stream, whose framing is then
-    /// lost, the connection is closed: the peer connects again).
+    /// lost, the connection is closed; a peer may connect again — QEMU 7.2's stream netdev
+    /// does not, its link stays down).
     pub oversize: u64,
     /// Cycle of the last frame from the peer, and to it (how long the link has been quiet).
     pub last_rx: u64,
     pub last_tx: u64,
     handing: VecDeque<Beat>,
+    /// Where the socket's bytes are read to (kept: it is read almost every cycle).
+    rx_buf: Vec<u8>,
     /// (ns, from the card?, frame without FCS), in the order they crossed.
     capture: Vec<(u64, bool, Vec<u8>)>,
 }
@@ -127,6 +130,7 @@ impl LivePort {
             last_rx: 0,
             last_tx: 0,
             handing: VecDeque::new(),
+            rx_buf: vec![0; MAX_FRAME],
             capture: Vec::new(),
         }
     }
@@ -177,9 +181,15 @@ impl LivePort {
                     match c.write(tx) {
                         Ok(n) => drop(tx.drain(..n)),
                         Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                        Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                        // (The peer is gone: what it has not taken is lost with the connection.)
                         Err(_) => {
                             self.send_errors += 1;
                             tx.clear();
+                            if let Wire::Stream { conn, .. } = &mut self.wire {
+                                *conn = None;
+                            }
+                            return;
                         }
                     }
                 }
@@ -194,35 +204,30 @@ impl LivePort {
 
     /// The next frame from the peer, if one has arrived whole; `Err` for one too long.
     fn receive(&mut self) -> Option<Result<Vec<u8>, ()>> {
-        let mut buf = [0u8; MAX_FRAME];
+        let buf = &mut self.rx_buf;
         match &mut self.wire {
-            Wire::Dgram { sock, .. } => match sock.recv(&mut buf) {
+            Wire::Dgram { sock, .. } => match sock.recv(buf) {
                 Ok(n) if n == buf.len() => Some(Err(())),
                 Ok(n) => Some(Ok(buf[..n].to_vec())),
                 Err(_) => None,
             },
             Wire::Stream { listener, conn, rx, tx } => {
+                // (A whole frame already here goes first, also after the peer hung up.)
+                if let Some(frame) = take_frame(rx, conn) {
+                    return Some(frame);
+                }
                 if conn.is_none() {
                     let (c, _) = listener.accept().ok()?;
                     c.set_nonblocking(true).ok()?;
                     (*conn, *rx, *tx) = (Some(c), Vec::new(), Vec::new());
                 }
-                let c = conn.as_mut().expect("connected");
-                match c.read(&mut buf) {
+                match conn.as_mut().expect("connected").read(buf) {
                     Ok(0) => *conn = None,
                     Ok(n) => rx.extend_from_slice(&buf[..n]),
-                    Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                    Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => {}
                     Err(_) => *conn = None,
                 }
-                let len = u32::from_be_bytes(rx.get(..4)?.try_into().expect("4")) as usize;
-                if len >= MAX_FRAME {
-                    *conn = None;
-                    rx.clear();
-                    return Some(Err(()));
-                }
-                let frame = rx.get(4..4 + len)?.to_vec();
-                rx.drain(..4 + len);
-                Some(Ok(frame))
+                take_frame(rx, conn)
             }
         }
     }
@@ -301,6 +306,20 @@ impl LivePort {
     pub fn capture(&self) -> &[(u64, bool, Vec<u8>)] {
         &self.capture
     }
+}
+
+/// The first whole frame of a stream's bytes `rx`; `Err` for a length past any frame, whose
+/// framing is then lost: the connection is dropped (the peer may connect again).
+fn take_frame(rx: &mut Vec<u8>, conn: &mut Option<UnixStream>) -> Option<Result<Vec<u8>, ()>> {
+    let len = u32::from_be_bytes(rx.get(..4)?.try_into().expect("4")) as usize;
+    if len >= MAX_FRAME {
+        *conn = None;
+        rx.clear();
+        return Some(Err(()));
+    }
+    let frame = rx.get(4..4 + len)?.to_vec();
+    rx.drain(..4 + len);
+    Some(Ok(frame))
 }
 
 /// Remove `path` if it is a socket (a stale one from an earlier run): a path that names any

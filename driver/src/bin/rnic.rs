@@ -389,9 +389,6 @@ fn link_opts(a: &LinkArgs) -> Result<rnic_driver::live_link::LinkOpts, String> {
     let mac: Vec<u8> = a.mac.split(':').map(|b| (b.len() == 2).then(|| u8::from_str_radix(b, 16).ok()).flatten()).collect::<Option<_>>().ok_or_else(bad_mac)?;
     let mac: [u8; 6] = mac.try_into().map_err(|_| bad_mac())?;
     rnic_driver::exchange::SHOW_MESSAGES.store(a.show_exchange, std::sync::atomic::Ordering::Relaxed);
-    if a.listen.is_none() == a.connect.is_none() {
-        return Err("give one of --listen ADDR:PORT (the tool connects) or --connect ADDR:PORT (the tool listens)".into());
-    }
     Ok(rnic_driver::live_link::LinkOpts { card_sock: card.into(), peer_sock: peer, mac, ip: a.ip.octets(), listen: a.listen, connect: a.connect })
 }
 
@@ -441,8 +438,8 @@ fn pingpong(a: PingpongArgs) -> Result<(), String> {
 
 fn perf(a: PerfArgs) -> Result<(), String> {
     use rnic_driver::perftest::{AtomicKind, PerfResult, Test};
-    if a.size == 0 || a.iters == 0 {
-        return Err("-s and -n: at least 1".into());
+    if a.size == 0 || a.iters == 0 || a.size > 1 << 23 {
+        return Err(format!("-s {} -n {}: -n at least 1, -s 1 ... 8388608 (perftest's range)", a.size, a.iters));
     }
     if rnic_driver::perftest::mtu_code(a.mtu).is_none() {
         return Err(format!("-m {}: a path MTU is 256, 512, 1024, 2048 or 4096", a.mtu));
