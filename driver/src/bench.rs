@@ -466,3 +466,184 @@ pub fn write_json(rows: &[WriteBench]) -> String {
     }
     out
 }
+
+/// One latency row: `iters` round trips of `size` bytes between the two simulated cards, as
+/// perftest's latency tools time them — WRITE and SEND ping-pong (each side answers the
+/// other's message with its own; half the round trip, as `ib_write_lat` / `ib_send_lat`
+/// report), READ one request at a time (the whole round trip, as `ib_read_lat`).
+#[derive(Debug, Clone)]
+pub struct LatBench {
+    pub op: &'static str,
+    pub size: usize,
+    pub result: crate::perftest::LatResult,
+    /// Simulated cycles the row ran, and the wall time it took.
+    pub cycles: u64,
+    pub sim_seconds: f64,
+}
+
+/// Message sizes of the latency benchmark.
+pub const LAT_SIZES: [usize; 3] = [8, 64, 4 << 10];
+
+/// Simulated cycles one message may take to arrive.
+const LAT_BUDGET_CYCLES: u64 = 1_000_000;
+
+/// One side of a latency run: a card, its QP and CQ, and a buffer of two halves in one region
+/// (the first sent from, the second the peer writes or reads).
+struct LatEnd {
+    ctx: crate::sim_pair::Card,
+    card: usize,
+    qp: crate::verbs::Qp,
+    cq: crate::verbs::Cq,
+    mr: crate::verbs::Mr,
+    base: u64,
+}
+
+/// Time `iters` round trips of `op` (WRITE, SEND or READ) of `size` bytes, PMTU 4096. A
+/// WRITE's arrival is seen when its last byte — the iteration's count — lands in host memory
+/// (the receiver polls memory, as `ib_write_lat` does); a SEND's and a READ's when its
+/// completion does (as `ib_send_lat` and `ib_read_lat` poll their CQ). Each interval starts
+/// before the driver posts (the doorbell's MMIO write is in it).
+pub fn latency(op: rnic_spec::desc::SendOp, size: usize, iters: usize) -> Result<LatBench, String> {
+    use crate::sim_pair::{qp_pair, try_two_cards, PathKind};
+    use crate::verbs::{QpCaps, RecvWr, SendWr};
+    use rnic_spec::desc::{send_flags, CqOp, CqStatus, SendOp};
+    use rnic_spec::mr::access::{LOCAL_WRITE, REMOTE_READ, REMOTE_WRITE};
+    let started = std::time::Instant::now();
+    let (world, mut a, mut b) = try_two_cards(rnic_sim::world::LinkConfig::default()).map_err(|e| e.to_string())?;
+    let e = |e: crate::verbs::VerbsError| e.to_string();
+    let half = size as u64;
+    let (pa, pb) = (a.alloc_pd().map_err(e)?, b.alloc_pd().map_err(e)?);
+    let (ca, cb) = (a.create_cq(64).map_err(e)?, b.create_cq(64).map_err(e)?);
+    let kind = PathKind { v6: false, vlan: None, pmtu: 4096 };
+    let (qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), (&ca, &cb), kind, QpCaps { sq_entries: 16, rq_entries: 16 }, (0, 0)).map_err(e)?;
+    let mut ends = Vec::new();
+    for (card, (mut ctx, pd, qp, cq)) in [(a, pa, qa, ca), (b, pb, qb, cb)].into_iter().enumerate() {
+        let buf = ctx.alloc_buf(2 * size, 4096).map_err(e)?;
+        ctx.write_buf(buf.iova, &vec![0; 2 * size]).map_err(e)?;
+        let mr = ctx.reg_mr(pd, buf.iova, 2 * size as u32, LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ).map_err(e)?;
+        ends.push(LatEnd { ctx, card, qp, cq, mr, base: buf.iova });
+    }
+    let [mut a, mut b]: [LatEnd; 2] = ends.try_into().map_err(|_| "two ends")?;
+    if op == SendOp::Send {
+        for end in [&mut a, &mut b] {
+            let wr = RecvWr { wr_id: 0, addr: end.base + half, length: size as u32, lkey: end.mr.key() };
+            end.ctx.post_recv(&mut end.qp, &[wr; 8]).map_err(e)?;
+        }
+    }
+    // The n-th message from `from` to `to`'s advertised half (for a READ, from it): its last
+    // byte is n. Returns once it has arrived as the receiver sees it.
+    let one = |from: &mut LatEnd, to: &mut LatEnd, n: usize| -> Result<(), String> {
+        from.ctx.write_buf(from.base + half - 1, &[n as u8]).map_err(e)?;
+        let local = if op == SendOp::Read { from.base + half } else { from.base };
+        let wr = SendWr { wr_id: n as u64, op, flags: send_flags::SIGNALED, local_addr: local, length: size as u32, lkey: from.mr.key(), remote_addr: to.base + half, rkey: to.mr.key(), imm: 0, atomic: Default::default() };
+        from.ctx.post_send(&mut from.qp, &wr).map_err(e)?;
+        let arrived = match op {
+            SendOp::Write => {
+                let (card, at) = (to.card, to.base + 2 * half - 1);
+                world.borrow_mut().run_until(LAT_BUDGET_CYCLES, |w| w.nics[card].mem.byte(at) == n as u8)
+            }
+            // (The receiver's CQ — the requester's own for a READ — polled every cycle.)
+            _ => {
+                // (Its own SENDs complete on the same CQ: those are not what it waits for.)
+                let (end, want) = if op == SendOp::Read { (&mut *from, CqOp::Read) } else { (&mut *to, CqOp::Recv) };
+                let mut got = false;
+                for _ in 0..LAT_BUDGET_CYCLES {
+                    world.borrow_mut().step();
+                    for wc in end.ctx.poll_cq(&mut end.cq, 4).map_err(e)? {
+                        if wc.status != CqStatus::Success {
+                            return Err(format!("{:?} completed {:?} in {op:?} {n} of {size} bytes", wc.op, wc.status));
+                        }
+                        got |= wc.op == want;
+                    }
+                    if got {
+                        break;
+                    }
+                }
+                got
+            }
+        };
+        if !arrived {
+            return Err(format!("{op:?} {n} of {size} bytes did not arrive in {LAT_BUDGET_CYCLES} cycles"));
+        }
+        if op == SendOp::Send {
+            let wr = RecvWr { wr_id: 0, addr: to.base + half, length: size as u32, lkey: to.mr.key() };
+            to.ctx.post_recv(&mut to.qp, &[wr]).map_err(e)?;
+        }
+        Ok(())
+    };
+    let first = world.borrow().cycles();
+    let mut samples = Vec::with_capacity(iters);
+    for n in 1..=iters {
+        let start = world.borrow().cycles();
+        one(&mut a, &mut b, n)?;
+        if op != SendOp::Read {
+            one(&mut b, &mut a, n)?;
+        }
+        let took = (world.borrow().cycles() - start) as f64 / CLOCK_MHZ;
+        samples.push(if op == SendOp::Read { took } else { took / 2.0 });
+        // (The senders' own completions, taken off their CQs.)
+        for end in [&mut a, &mut b] {
+            if op != SendOp::Read {
+                end.ctx.poll_cq(&mut end.cq, 16).map_err(e)?;
+            }
+        }
+    }
+    let result = crate::perftest::LatResult::from_samples(size as u32, iters as u64, samples).ok_or("no iteration")?;
+    let op = match op {
+        SendOp::Read => "READ",
+        SendOp::Send | SendOp::SendImm => "SEND",
+        _ => "WRITE",
+    };
+    let cycles = world.borrow().cycles() - first;
+    Ok(LatBench { op, size, result, cycles, sim_seconds: started.elapsed().as_secs_f64() })
+}
+
+/// Every latency row: WRITE, SEND and READ at [`LAT_SIZES`].
+pub fn latencies(iters: usize) -> Result<Vec<LatBench>, String> {
+    use rnic_spec::desc::SendOp;
+    let mut rows = Vec::new();
+    for op in [SendOp::Write, SendOp::Send, SendOp::Read] {
+        for size in LAT_SIZES {
+            rows.push(latency(op, size, iters)?);
+        }
+    }
+    Ok(rows)
+}
+
+/// The rows in perftest's latency columns (µs at 250 MHz), with the cycles beside.
+pub fn lat_table(rows: &[LatBench]) -> String {
+    let mut out = String::new();
+    writeln!(out, "{:<5} {:>7} {:>11} {:>11} {:>11} {:>15} {:>11} {:>13} {:>20} {:>22} {:>15} {:>12}", "op", "#bytes", "#iterations", "t_min[usec]", "t_max[usec]", "t_typical[usec]", "t_avg[usec]", "t_stdev[usec]", "99% percentile[usec]", "99.9% percentile[usec]", "typical cycles", "sim cycles/s").expect("string");
+    for r in rows {
+        let l = &r.result;
+        writeln!(
+            out,
+            "{:<5} {:>7} {:>11} {:>11.3} {:>11.3} {:>15.3} {:>11.3} {:>13.3} {:>20.3} {:>22.3} {:>15.0} {:>12.0}",
+            r.op, l.size, l.iters, l.min, l.max, l.typical, l.avg, l.stdev, l.p99, l.p999, l.typical * CLOCK_MHZ, r.cycles as f64 / r.sim_seconds
+        )
+        .expect("string");
+    }
+    writeln!(
+        out,
+        "\nTwo simulated cards through the driver, PMTU 4096, host memory 800 ns read / 400 ns write away, {CLOCK_MHZ} MHz. \
+         WRITE and SEND: half the ping-pong round trip (each side answers the other's message), the WRITE seen when its last \
+         byte lands in host memory, the SEND when its receive completion does; READ: the whole round trip to its completion. \
+         Each interval starts before the driver posts, so the doorbell's MMIO write is in it."
+    )
+    .expect("string");
+    out
+}
+
+pub fn lat_json(rows: &[LatBench]) -> String {
+    let mut out = String::new();
+    for r in rows {
+        let l = &r.result;
+        let j = serde_json::json!({
+            "op": r.op, "bytes": l.size, "iterations": l.iters, "t_min_us": l.min, "t_max_us": l.max, "t_typical_us": l.typical,
+            "t_avg_us": l.avg, "t_stdev_us": l.stdev, "p99_us": l.p99, "p999_us": l.p999, "typical_cycles": l.typical * CLOCK_MHZ,
+            "half_round_trip": r.op != "READ", "sim_cycles": r.cycles, "sim_seconds": r.sim_seconds,
+        });
+        writeln!(out, "{j}").expect("string");
+    }
+    out
+}

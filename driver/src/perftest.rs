@@ -598,8 +598,12 @@ pub struct LatResult {
 impl LatResult {
     /// From the simulated cycle of each post: half of each post-to-post interval.
     pub fn from_posts(size: u32, posts: &[u64]) -> Option<LatResult> {
-        let us = |c: u64| c as f64 / rnic_sim::bench::CLOCK_MHZ / 2.0;
-        let mut d: Vec<f64> = posts.windows(2).map(|w| us(w[1] - w[0])).collect();
+        let half_us = posts.windows(2).map(|w| (w[1] - w[0]) as f64 / rnic_sim::bench::CLOCK_MHZ / 2.0).collect();
+        LatResult::from_samples(size, posts.len() as u64, half_us)
+    }
+
+    /// From latencies in µs (`iters` is what the tool's line says it ran).
+    pub fn from_samples(size: u32, iters: u64, mut d: Vec<f64>) -> Option<LatResult> {
         if d.is_empty() {
             return None;
         }
@@ -608,7 +612,7 @@ impl LatResult {
         let avg = d.iter().sum::<f64>() / n;
         let stdev = (d.iter().map(|x| (x - avg).powi(2)).sum::<f64>() / n).sqrt();
         let pct = |p: f64| d[((n * p).ceil() as usize).clamp(1, d.len()) - 1];
-        Some(LatResult { size: size as u64, iters: posts.len() as u64, min: d[0], max: d[d.len() - 1], typical: d[d.len() / 2], avg, stdev, p99: pct(0.99), p999: pct(0.999) })
+        Some(LatResult { size: size as u64, iters, min: d[0], max: d[d.len() - 1], typical: d[d.len() / 2], avg, stdev, p99: pct(0.99), p999: pct(0.999) })
     }
 }
 

@@ -229,6 +229,19 @@ enum BenchCommand {
     /// RDMA READ goodput through the driver (card 0 reads card 1's memory): 64 B … 1 MiB at
     /// PMTU 4096, 1 and 16 QPs, 8 READs outstanding per QP.
     Read(BenchWriteArgs),
+    /// Latency through the driver between two cards, in perftest's columns: WRITE and SEND
+    /// ping-pong (half round trip), READ (round trip), 8 B, 64 B and 4 KiB.
+    Lat(BenchLatArgs),
+}
+
+#[derive(Args)]
+struct BenchLatArgs {
+    /// Round trips per row.
+    #[arg(short = 'n', long, default_value_t = 200)]
+    iters: usize,
+    /// One JSON object per row.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -539,6 +552,15 @@ fn bench_write(a: BenchWriteArgs, op: SendOp) -> Result<(), String> {
     Ok(())
 }
 
+fn bench_lat(a: BenchLatArgs) -> Result<(), String> {
+    if a.iters == 0 {
+        return Err("-n must be at least 1".into());
+    }
+    let rows = rnic_driver::bench::latencies(a.iters)?;
+    print!("{}", if a.json { rnic_driver::bench::lat_json(&rows) } else { rnic_driver::bench::lat_table(&rows) });
+    Ok(())
+}
+
 fn bench_tx(a: BenchTxArgs) -> Result<(), String> {
     if a.frames < 2 {
         return Err("--frames must be at least 2 (the rate is measured between the first and the last frame)".into());
@@ -675,6 +697,7 @@ fn main() -> ExitCode {
         Command::Sim(SimCommand::Bench(BenchCommand::Write(a))) => bench_write(a, SendOp::Write),
         Command::Sim(SimCommand::Bench(BenchCommand::Send(a))) => bench_write(a, SendOp::Send),
         Command::Sim(SimCommand::Bench(BenchCommand::Read(a))) => bench_write(a, SendOp::Read),
+        Command::Sim(SimCommand::Bench(BenchCommand::Lat(a))) => bench_lat(a),
         Command::Sim(SimCommand::Demo(a)) => demo(a),
         Command::Sim(SimCommand::Pingpong(a)) => pingpong(a),
         Command::Sim(SimCommand::Perf(a)) => perf(a),
