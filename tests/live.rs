@@ -234,3 +234,37 @@ fn an_idle_card_is_not_simulated_until_a_frame_comes() {
     assert_eq!(world.run_busy(1000), 0);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn frames_from_the_peer_reach_the_card_no_faster_than_100_gbps() {
+    let dir = std::env::temp_dir().join(format!("rnic-live-pace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (card_sock, guest_sock) = (dir.join("card.sock"), dir.join("guest.sock"));
+    let _ = std::fs::remove_file(&guest_sock);
+    let guest = UnixDatagram::bind(&guest_sock).unwrap();
+    let (me, peer) = (port(1), port(0));
+    let mut world = LiveWorld { nic: NicSim::new().unwrap(), port: LivePort::bind(&card_sock, &guest_sock, me.mac, me.ipv4).unwrap() };
+    // Three 1000-byte frames (not RoCE: the card drops them, counted) waiting in the socket
+    // at once: 16 beats each, but 1024 bytes on the wire with FCS, preamble and gap — 20.5
+    // cycles at 100 Gb/s and 250 MHz.
+    let mut frame = vec![0u8; 1000];
+    frame[..6].copy_from_slice(&me.mac);
+    frame[6..12].copy_from_slice(&peer.mac);
+    frame[12..14].copy_from_slice(&0x88b5u16.to_be_bytes());
+    for _ in 0..3 {
+        guest.send_to(&frame, &card_sock).unwrap();
+    }
+    let mut taken = Vec::new();
+    for _ in 0..200 {
+        let before = world.port.last_rx;
+        world.step();
+        if world.port.last_rx != before || (taken.is_empty() && world.port.capture().len() == 1) {
+            taken.push(world.nic.cycles());
+        }
+    }
+    assert_eq!(world.port.capture().len(), 3);
+    assert_eq!(taken.len(), 3, "{taken:?}");
+    let wire = rnic_sim::world::wire_cycles(1004, 100.0);
+    assert!(taken.windows(2).all(|w| (w[1] - w[0]) as f64 >= wire.floor() && ((w[1] - w[0]) as f64) < wire + 2.0), "{taken:?}: one every {wire:.1} cycles");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -82,8 +82,14 @@ pub fn hex_field(s: &str, bits: u32) -> Option<u64> {
     u64::from_str_radix(s, 16).ok().filter(|v| hex && (bits >= 64 || *v < 1u64 << bits))
 }
 
-/// Connect `qp` to a tool's QP as the tools connect theirs (INIT, RTR, RTS; local ACK
-/// timeout 14, retry and RNR retry 7): the peer at its IPv4-mapped `gid` and `mac`, its QPN
+/// The card's local ACK timeout on a live link: 4.096 µs × 2^8 = 1 ms of simulated time. The
+/// tools' 14 (67 ms) is 17 M cycles, minutes of wall time for the simulated card, so a packet
+/// the receiver dropped at the end of a burst (nothing after it to show the gap) would stall
+/// a run past every patience; a peer answers in a few hundred cycles of the card's time.
+pub const LIVE_LINK_TIMEOUT: u8 = 8;
+
+/// Connect `qp` to a tool's QP as the tools connect theirs (INIT, RTR, RTS; retry and RNR
+/// retry 7; the local ACK timeout [`LIVE_LINK_TIMEOUT`]): the peer at its IPv4-mapped `gid` and `mac`, its QPN
 /// `dest_qpn` starting at `rq_psn`, ours at `sq_psn`; `rd` is (READs and atomics the peer may
 /// have at this QP, this QP at the peer), each 1 ... 8.
 #[allow(clippy::too_many_arguments)]
@@ -105,7 +111,7 @@ pub fn connect_qp<B: crate::bus::Bus>(
     ctx.modify_qp(qp, QpState::Init, &QpAttr::default())?;
     let rtr = QpAttr { path: Some(path), pmtu: Some(pmtu), dest_qpn: Some(dest_qpn), rq_psn: Some(rq_psn), max_dest_rd_atomic: Some(rd.0), ..Default::default() };
     ctx.modify_qp(qp, QpState::Rtr, &rtr)?;
-    let rts = QpAttr { sq_psn: Some(sq_psn), timeout: Some(14), retry_cnt: Some(7), rnr_retry: Some(7), max_rd_atomic: Some(rd.1), ..Default::default() };
+    let rts = QpAttr { sq_psn: Some(sq_psn), timeout: Some(LIVE_LINK_TIMEOUT), retry_cnt: Some(7), rnr_retry: Some(7), max_rd_atomic: Some(rd.1), ..Default::default() };
     ctx.modify_qp(qp, QpState::Rts, &rts)
 }
 

@@ -52,7 +52,7 @@ impl<B: Bus> Side<B> {
     }
 
     /// Connect to `theirs`, whose MAC is `mac`, at path MTU `pmtu` (the tool's attributes:
-    /// timeout 14, retry and RNR retry 7, one READ / atomic each way), post the receives, and
+    /// retry and RNR retry 7, one READ / atomic each way; `connect_qp`), post the receives, and
     /// for the client the first SEND.
     pub fn connect(&mut self, theirs: &Dest, mac: [u8; 6], my_psn: u32, pmtu: u32, client: bool) -> Result<(), VerbsError> {
         crate::exchange::connect_qp(&mut self.ctx, &mut self.qp, &theirs.gid, mac, (theirs.qpn, theirs.psn, my_psn), pmtu, (1, 1))?;

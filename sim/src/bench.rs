@@ -10,6 +10,11 @@ use rnic_spec::wire::rx::DropReason;
 /// Core clock of the datapath.
 pub const CLOCK_MHZ: f64 = 250.0;
 
+/// Nanoseconds at [`CLOCK_MHZ`] of a (fractional) cycle count, as captures stamp frames.
+pub fn ns_of(cycles: f64) -> u64 {
+    (cycles * 1000.0 / CLOCK_MHZ) as u64
+}
+
 /// One row of the receive benchmark.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RxBench {

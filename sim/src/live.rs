@@ -12,7 +12,6 @@
 //! frames from the card leave without their FCS.
 
 use crate::axis::{beats, Beat};
-use crate::bench::CLOCK_MHZ;
 use crate::nic::NicSim;
 use rnic_spec::wire::crc::fcs;
 use std::collections::VecDeque;
@@ -25,6 +24,8 @@ const ETHERTYPE_ARP: u16 = 0x0806;
 /// An ARP packet for IPv4 over Ethernet after the Ethernet header: 28 bytes.
 const ARP_LEN: usize = 28;
 const MIN_FRAME: usize = 60;
+/// The live link's rate toward the card (the card's 100 GbE port).
+const LINK_GBPS: f64 = 100.0;
 /// The longest frame taken from the peer (a jumbo frame and more): longer is counted oversize.
 const MAX_FRAME: usize = 16384;
 
@@ -88,6 +89,10 @@ pub struct LivePort {
     pub oversize: u64,
     /// Cycle of the last frame from the peer, and to it (how long the link has been quiet).
     pub last_rx: u64,
+    /// Cycle until which the frame being handed to the card occupies a 100 Gb/s wire: frames
+    /// from the peer arrive no faster than the wire carries them (preamble, FCS and gap
+    /// counted), however many the socket holds.
+    rx_busy_until: f64,
     pub last_tx: u64,
     handing: VecDeque<Beat>,
     /// Where the socket's bytes are read to (kept: it is read almost every cycle).
@@ -128,6 +133,7 @@ impl LivePort {
             waiting: VecDeque::new(),
             oversize: 0,
             last_rx: 0,
+            rx_busy_until: 0.0,
             last_tx: 0,
             handing: VecDeque::new(),
             rx_buf: vec![0; MAX_FRAME],
@@ -243,6 +249,9 @@ impl LivePort {
     /// instead); true if one is being handed over.
     fn fill(&mut self, now: u64) -> bool {
         while self.handing.is_empty() {
+            if (now as f64) < self.rx_busy_until {
+                return false;
+            }
             let Some(received) = self.receive() else { return false };
             self.last_rx = now;
             let Ok(frame) = received else {
@@ -260,6 +269,7 @@ impl LivePort {
             }
             let f = fcs(&wire);
             wire.extend_from_slice(&f.to_le_bytes());
+            self.rx_busy_until = now as f64 + crate::world::wire_cycles(wire.len(), LINK_GBPS);
             self.handing.extend(beats(&wire));
         }
         true
@@ -333,7 +343,7 @@ fn remove_stale(path: &Path) -> std::io::Result<()> {
 }
 
 fn ns(cycle: u64) -> u64 {
-    (cycle as f64 * 1000.0 / CLOCK_MHZ) as u64
+    crate::bench::ns_of(cycle as f64)
 }
 
 /// An ARP packet for IPv4 over Ethernet (`op` 1 request, 2 reply) in an Ethernet frame to

@@ -204,7 +204,7 @@ impl World {
                 if self.fcs {
                     captured.truncate(captured.len().saturating_sub(4));
                 }
-                self.capture.push(((start * 1000.0 / CLOCK_MHZ) as u64, to, captured));
+                self.capture.push((crate::bench::ns_of(start), to, captured));
             }
         }
         self.cycle += 1;
