@@ -89,11 +89,11 @@ pub struct LivePort {
     pub oversize: u64,
     /// Cycle of the last frame from the peer, and to it (how long the link has been quiet).
     pub last_rx: u64,
+    pub last_tx: u64,
     /// Cycle until which the frame being handed to the card occupies a 100 Gb/s wire: frames
     /// from the peer arrive no faster than the wire carries them (preamble, FCS and gap
     /// counted), however many the socket holds.
     rx_busy_until: f64,
-    pub last_tx: u64,
     handing: VecDeque<Beat>,
     /// Where the socket's bytes are read to (kept: it is read almost every cycle).
     rx_buf: Vec<u8>,
