@@ -165,6 +165,8 @@ pub struct WriteBench {
     pub completed: usize,
     /// Packets sent again (go-back-N after a loss on the link or a drop by the receiver).
     pub resent: usize,
+    /// Cycles the receiving card's responder waited for a receive WQE (`rq_wait_cycles`).
+    pub rq_wait_cycles: u32,
     /// Cycles from the first doorbell to the first frame's first bit on the wire.
     pub first_frame_cycles: f64,
     /// Cycles from the first frame's first bit to the last frame's last bit.
@@ -195,9 +197,6 @@ impl WriteBench {
 
 /// Message sizes of the WRITE benchmark: 64 B to 1 MiB in powers of 4.
 pub const WRITE_SIZES: [usize; 8] = [64, 256, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20];
-
-/// Message sizes of the SEND benchmark.
-pub const SEND_SIZES: [usize; 3] = [64, 4 << 10, 64 << 10];
 
 /// Simulated cycles a goodput row may take.
 pub const BENCH_BUDGET_CYCLES: u64 = 5_000_000;
@@ -311,6 +310,7 @@ pub fn goodput_over(
         false => b.dev.read("responder", "placed"),
     }
     .map_err(|e| e.to_string())? as usize;
+    let rq_wait_cycles = b.dev.read("responder", "rq_wait_cycles").map_err(|e| e.to_string())?;
     let w = world.borrow();
     let frames: Vec<(u64, &Vec<u8>)> = w.sent_by(if reading { 1 } else { 0 }).collect();
     let wire_bytes: u64 = frames.iter().map(|f| (f.1.len() + 4 + WIRE_OVERHEAD) as u64).sum();
@@ -333,6 +333,7 @@ pub fn goodput_over(
         placed,
         completed,
         resent: frames.len().saturating_sub(packets),
+        rq_wait_cycles,
         first_frame_cycles: first - start as f64,
         cycles: end - first,
         payload_bytes: (completed * size) as u64,
@@ -373,11 +374,11 @@ pub fn read(bytes: usize) -> Result<Vec<WriteBench>, String> {
     Ok(out)
 }
 
-/// SEND goodput: the sizes of `SEND_SIZES`, PMTU 4096, 1 and 16 QPs.
+/// SEND goodput: the sizes of `WRITE_SIZES`, PMTU 4096, 1 and 16 QPs.
 pub fn send(bytes: usize) -> Result<Vec<WriteBench>, String> {
     let mut out = Vec::new();
     for qps in [1, 16] {
-        for size in SEND_SIZES {
+        for size in WRITE_SIZES {
             out.push(goodput(rnic_spec::desc::SendOp::Send, size, 4096, qps, bytes)?);
         }
     }
@@ -453,6 +454,7 @@ pub fn write_json(rows: &[WriteBench]) -> String {
             "packets": r.packets,
             "placed": r.placed,
             "resent": r.resent,
+            "rq_wait_cycles": r.rq_wait_cycles,
             "completed": r.completed,
             "cycles": r.cycles,
             "gbps": r.gbps(),

@@ -820,6 +820,7 @@ impl Logic for Responder {
         self.rq.db_qp.next = self.rq_doorbell.val().get_bits::<QP_SLOT_BITS>(16);
         self.rq.db_pi.next = self.rq_doorbell.val().get_bits::<16>(0);
         self.rq.at_qp.next = self.r_qp.q.val();
+        self.rq.at_ci.next = self.rq_ci.q.val();
         self.rq.waiting.next = self.state.q.val() == self.p_rq_wait.val();
         self.rq.take.next = (self.state.q.val() == self.p_rq_data.val()) & !self.r_committed.q.val();
         self.rd_valid.next = self.rq.rd_valid.val();
@@ -916,8 +917,9 @@ impl Logic for Responder {
         self.last.next = self.k_op.val() >= self.k_last.val();
         self.imm.next = (self.k_op.val() == self.k_last_imm.val()) | (self.k_op.val() == self.k_only_imm.val());
         self.needs_wqe.next = (self.is_send.val() & self.first.val()) | (self.is_write.val() & self.imm.val());
-        // A receive WQE is there: fetched, being fetched, or posted and not fetched yet.
-        self.rq_avail.next = self.rq.at_cached.val() | self.rq.at_fetching.val() | (self.k_rq_pi.val() != self.rq.rec_fi.val());
+        // A receive WQE is there: posted and not consumed (in the cache, being fetched or in
+        // the ring).
+        self.rq_avail.next = self.k_rq_pi.val() != self.k_rq_ci.val();
         self.diff.next = self.r_psn.q.val() - self.k_epsn.val();
         self.pmtu.next = self.one32.val() << self.k_pmtu.val();
         self.len32.len.next = self.r_len.q.val();
