@@ -193,6 +193,10 @@ impl WriteBench {
     pub fn mmsgs(&self) -> f64 {
         self.messages as f64 / (self.cycles / CLOCK_MHZ)
     }
+    /// The message rate the link allows for these frames, in millions per second.
+    pub fn msg_limit(&self) -> f64 {
+        self.limit_gbps() * 1e3 / (8.0 * self.size as f64)
+    }
 }
 
 /// Message sizes of the WRITE benchmark: 64 B to 1 MiB in powers of 4.
@@ -442,6 +446,88 @@ pub fn write_table(rows: &[WriteBench]) -> String {
     out
 }
 
+/// Draws goodput and message rate against message size, one line per op, QP count and PMTU,
+/// with the wire's limit for the same frames drawn dashed beside each: an SVG at `path`.
+/// Draws goodput and message rate against message size, one line per op, QP count and PMTU,
+/// with the wire's limit for the same frames drawn dashed beside each: an SVG at `path`.
+pub fn write_plot(rows: &[WriteBench], path: &std::path::Path) -> Result<(), String> {
+    use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+    use plotters::prelude::*;
+    type Groups<'a> = [(String, Vec<&'a WriteBench>)];
+    /// A row's value and the wire's limit for it.
+    type Measure = (fn(&WriteBench) -> f64, fn(&WriteBench) -> f64);
+
+    /// One chart: a solid line per group of `y` and a dashed one of `limit`.
+    fn chart<Y: AsRangedCoord<Value = f64>>(
+        area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+        (caption, y_desc): (&str, &str),
+        x: std::ops::Range<f64>,
+        y_range: Y,
+        groups: &Groups,
+        (y, limit): Measure,
+    ) -> Result<(), String>
+    where
+        Y::CoordDescType: ValueFormatter<f64>,
+    {
+        let e = |x: &dyn std::fmt::Display| x.to_string();
+        // x is log2 of the size: a tick per power of two.
+        let size_label = |v: &f64| match 2f64.powf(v.round()) as u64 {
+            n if n >= 1 << 20 => format!("{} MiB", n >> 20),
+            n if n >= 1 << 10 => format!("{} KiB", n >> 10),
+            n => format!("{n} B"),
+        };
+        let ticks = (x.end - x.start) as usize + 1;
+        let legend = if y_desc.starts_with("Gb/s") { SeriesLabelPosition::LowerRight } else { SeriesLabelPosition::UpperRight };
+        let mut chart = ChartBuilder::on(area)
+            .caption(caption, ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(x, y_range)
+            .map_err(|x| e(&x))?;
+        chart.configure_mesh().x_desc("message size").y_desc(y_desc).x_labels(ticks).x_label_formatter(&size_label).draw().map_err(|x| e(&x))?;
+        for (i, (name, g)) in groups.iter().enumerate() {
+            let color = Palette99::pick(i).to_rgba();
+            chart
+                .draw_series(LineSeries::new(g.iter().map(|r| ((r.size as f64).log2(), y(r))), color.stroke_width(2)))
+                .map_err(|x| e(&x))?
+                .label(name.clone())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+            chart
+                .draw_series(DashedLineSeries::new(g.iter().map(|r| ((r.size as f64).log2(), limit(r))), 6, 4, color.mix(0.5).stroke_width(1)))
+                .map_err(|x| e(&x))?;
+        }
+        chart.configure_series_labels().position(legend).background_style(WHITE.mix(0.85)).border_style(BLACK).draw().map_err(|x| e(&x))
+    }
+
+    let mut groups: Vec<(String, Vec<&WriteBench>)> = Vec::new();
+    for r in rows {
+        let name = format!("{} {} QP{} PMTU {}", r.op, r.qps, if r.qps == 1 { "" } else { "s" }, r.pmtu);
+        match groups.iter_mut().find(|g| g.0 == name) {
+            Some(g) => g.1.push(r),
+            None => groups.push((name, vec![r])),
+        }
+    }
+    let (lo, hi) = rows.iter().fold((f64::MAX, 0f64), |(lo, hi), r| (lo.min(r.size as f64), hi.max(r.size as f64)));
+    if lo >= hi {
+        return Err(format!("{}: a plot needs rows of at least two message sizes", path.display()));
+    }
+    let rate_hi = rows.iter().map(|r| r.msg_limit().max(r.mmsgs())).fold(0f64, f64::max) * 2.0;
+    let rate_lo = rows.iter().map(|r| r.mmsgs().min(r.msg_limit())).fold(f64::MAX, f64::min) / 2.0;
+    let link = rows[0].link_gbps;
+    let at = |x: String| format!("{}: {x}", path.display());
+    let root = SVGBackend::new(path, (960, 900)).into_drawing_area();
+    root.fill(&WHITE).map_err(|x| at(x.to_string()))?;
+    let (top, bottom) = root.split_vertically(450);
+    let caption = format!("Goodput between two simulated cards ({link} Gb/s link)");
+    let gbps: Measure = (WriteBench::gbps, WriteBench::limit_gbps);
+    chart(&top, (&caption, "Gb/s of payload (dashed: the wire's limit)"), lo.log2()..hi.log2(), 0f64..link, &groups, gbps).map_err(at)?;
+    let rate: Measure = (WriteBench::mmsgs, WriteBench::msg_limit);
+    let y = (rate_lo..rate_hi).log_scale();
+    chart(&bottom, ("Message rate", "M messages/s (dashed: the wire's limit)"), lo.log2()..hi.log2(), y, &groups, rate).map_err(at)?;
+    root.present().map_err(|x| at(x.to_string()))
+}
+
 pub fn write_json(rows: &[WriteBench]) -> String {
     let mut out = String::new();
     for r in rows {
@@ -648,4 +734,56 @@ pub fn lat_json(rows: &[LatBench]) -> String {
         writeln!(out, "{j}").expect("string");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(size: usize, qps: usize, mmsgs: f64) -> WriteBench {
+        let messages = 512;
+        let wire_bytes = (messages * (size + 98)) as u64;
+        WriteBench {
+            op: "WRITE",
+            size,
+            pmtu: 4096,
+            qps,
+            messages,
+            packets: messages,
+            placed: messages,
+            completed: messages,
+            resent: 0,
+            rq_wait_cycles: 0,
+            first_frame_cycles: 450.0,
+            cycles: messages as f64 / mmsgs * CLOCK_MHZ,
+            payload_bytes: (messages * size) as u64,
+            wire_bytes,
+            link_gbps: 100.0,
+            sim_seconds: 1.0,
+        }
+    }
+
+    #[test]
+    fn the_plot_draws_a_line_and_a_dashed_limit_per_group_in_both_charts() {
+        let rows: Vec<WriteBench> = [1, 16].iter().flat_map(|&q| WRITE_SIZES.map(|s| row(s, q, 9.5f64.min(90.0 / s as f64 * 1e3 / 8.0)))).collect();
+        let path = std::env::temp_dir().join(format!("rnic-plot-{}.svg", std::process::id()));
+        write_plot(&rows, &path).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        for name in ["WRITE 1 QP PMTU 4096", "WRITE 16 QPs PMTU 4096", "Message rate", "64 B", "1 MiB", "(dashed: the wire"] {
+            assert!(svg.contains(name), "{name} in the plot");
+        }
+        // Two groups × two charts: a solid line of 8 points each (dashed limits are many
+        // short segments).
+        let lines = svg.matches("<polyline").count();
+        assert!(lines >= 4, "{lines} polylines");
+        assert_eq!(svg.matches("WRITE 16 QPs PMTU 4096").count(), 2, "a legend entry per chart");
+    }
+
+    #[test]
+    fn a_plot_of_one_size_is_refused_with_the_reason() {
+        let path = std::env::temp_dir().join("rnic-plot-never-written.svg");
+        let err = write_plot(&[row(65536, 1, 0.18)], &path).unwrap_err();
+        assert!(err.contains("at least two message sizes"), "{err}");
+    }
 }

@@ -88,6 +88,15 @@ fn errors_name_the_problem_and_the_fix() {
     let out = rnic(&["sim", "rx", "--pcap", &vector("good_fcs.pcap"), "--config", "/nonexistent/nic.toml"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("/nonexistent/nic.toml: cannot read it"));
+
+    // A benchmark's plot: refused before minutes of simulation, with the reason.
+    let out = rnic(&["sim", "bench", "write", "--plot", "/nonexistent/dir/goodput.svg"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("--plot /nonexistent/dir/goodput.svg") && out.stdout.is_empty(), "{err}");
+    let out = rnic(&["sim", "bench", "write", "--loss", "0.01", "--plot", "goodput.svg"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("--loss runs 64 KiB only"));
 }
 
 #[test]

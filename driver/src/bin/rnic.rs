@@ -255,6 +255,10 @@ struct BenchWriteArgs {
     /// WRITE only: 64 KiB WRITEs over a link that loses this fraction of frames (e.g. 0.01).
     #[arg(long, value_name = "P")]
     loss: Option<f64>,
+    /// Also draw goodput and message rate against message size, the wire's limit beside, as
+    /// an SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -541,6 +545,13 @@ fn bench_write(a: BenchWriteArgs, op: SendOp) -> Result<(), String> {
     if a.bytes == 0 {
         return Err("--bytes must be at least 1".into());
     }
+    if let Some(path) = &a.plot {
+        if a.loss.is_some() {
+            return Err("--plot draws the sweep of message sizes; --loss runs 64 KiB only: leave one of them out".into());
+        }
+        // Before the minutes of simulation: a path that cannot be written fails now.
+        std::fs::File::create(path).map_err(|e| format!("--plot {}: {e}", path.display()))?;
+    }
     let rows = match (op, a.loss) {
         (SendOp::Write, None) => rnic_driver::bench::write(a.bytes)?,
         (SendOp::Write, Some(p)) => rnic_driver::bench::write_lossy(a.bytes, percent_of_frames("--loss", p)?)?,
@@ -549,6 +560,9 @@ fn bench_write(a: BenchWriteArgs, op: SendOp) -> Result<(), String> {
         (_, None) => rnic_driver::bench::send(a.bytes)?,
     };
     print!("{}", if a.json { rnic_driver::bench::write_json(&rows) } else { rnic_driver::bench::write_table(&rows) });
+    if let Some(path) = &a.plot {
+        rnic_driver::bench::write_plot(&rows, path)?;
+    }
     Ok(())
 }
 

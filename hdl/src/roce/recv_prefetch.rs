@@ -8,7 +8,7 @@
 //! overflow its receive buffer. Each read now fetches every free slot's worth of posted WQEs
 //! (up to 32, contiguous in the ring: 1 KiB, 16 beats), one read in flight per QP, so a QP
 //! refills as fast as it is emptied: 32 WQEs per round trip, one every 7 cycles, faster than the
-//! responder places SENDs. 256 QPs × 32 slots × 128 bits is 1 Mbit (29 BRAM36 or 4 URAM).
+//! responder places SENDs. 256 QPs × 32 slots × 128 bits is 1 Mbit (about 32 BRAM36, or 4 URAM).
 //!
 //! Indexes (16-bit, free-running; a WQE's slot is its index mod 32): the fetch index `fi`
 //! (next to read), the landed index `li` (every WQE before it is in the cache) and the taken

@@ -4,7 +4,7 @@
 //! ```text
 //!  qp.commit ──► QP context RAM, send-queue state RAM (PSN, consumer index), producer RAM
 //!  doorbell.sq ─► producer RAM; QP not active yet → active bit set, QPN into the ready FIFO
-//!  ready FIFO ─► FSM: load context ─► fetch up to 4 WQEs (one DMA read) ─► per WQE: local key check (MrTable)
+//!  ready FIFO ─► FSM: load context ─► fetch up to 16 WQEs (one DMA read) ─► per WQE: local key check (MrTable)
 //!                  ─► one packet per step: descriptor into the descriptor FIFO, payload read
 //!                  ─► write back PSN and consumer index ─► QPN back into the ready FIFO
 //!  DMA read data ─► the WQE (to the FSM) or payload (to the transmit engine)
@@ -88,7 +88,8 @@ const _: () = assert!(TAB_BITS == 16 && SQ_LOG_SIZE_MAX == 8 && QP_SLOT_BITS == 
 /// `err_status` of the report a stopped queue sends: no WQE, the completer flushes what is due.
 pub const ERR_MARKER: u64 = 0xFF;
 pack_word! { lsb_first WqeOffset: 64 { zero: 6, index: 16 } }
-pack_word! { lsb_first BatchBytes: 16 { zero: 6, count: 3 } }
+pack_word! { lsb_first BatchBytes: 16 { zero: 6, count: 5 } }
+const _: () = assert!(WQE_BATCH == 16 && WQE_BATCH_BITS == 4);
 pack_word! {
     /// One packet for the transmit engine (the source addresses are the port's).
     lsb_first TxDescWord: 621 {
@@ -122,8 +123,10 @@ const S_NEXT: u64 = 10;
 const S_REPORT: u64 = 11;
 const S_RW: u64 = 12;
 const S_RW_APPLY: u64 = 13;
-/// Positions a batch shifts down by (rust-hdl loops take a plain constant bound).
-const WQE_SHIFT: usize = WQE_BATCH - 1;
+/// The batch's last beat was written: its first WQE is read from the batch RAM a cycle later.
+const S_WQ_READ: u64 = 14;
+/// The batch RAM's address bits.
+const WQE_BATCH_BITS: usize = 4;
 
 crate::hdl_block! {
     pub struct Requester {
@@ -274,6 +277,7 @@ crate::hdl_block! {
         pend_clr: Signal<Local, Bits<QPS_BITS>>,
         s_rw: Constant<Bits<4>> = c::<4>(S_RW),
         s_rw_apply: Constant<Bits<4>> = c::<4>(S_RW_APPLY),
+        s_wq_read: Constant<Bits<4>> = c::<4>(S_WQ_READ),
         marker: Constant<Bits<8>> = c::<8>(ERR_MARKER),
         half16: Constant<Bits<16>> = c::<16>(0x8000),
         half24: Constant<Bits<24>> = c::<24>(0x80_0000),
@@ -311,8 +315,10 @@ crate::hdl_block! {
         s_requeue: Constant<Bits<4>> = c::<4>(S_REQUEUE),
         s_next: Constant<Bits<4>> = c::<4>(S_NEXT),
         batch_max: Constant<Bits<16>> = c::<16>(WQE_BATCH as u64),
-        beat_id: [Constant<Bits<3>>; WQE_BATCH] = crate::stream::numbers::<3, WQE_BATCH>(),
-        one3: Constant<Bits<3>> = c::<3>(1),
+        one5: Constant<Bits<5>> = c::<5>(1),
+        zero5: Constant<Bits<5>> = c::<5>(0),
+        zero_wq: Constant<Bits<WQE_BATCH_BITS>> = c::<WQE_BATCH_BITS>(0),
+        one_wq: Constant<Bits<WQE_BATCH_BITS>> = c::<WQE_BATCH_BITS>(1),
         rts: Constant<Bits<3>> = c::<3>(qp_state::RTS as u64),
         zero1: Constant<Bits<1>> = c::<1>(0),
         one1: Constant<Bits<1>> = c::<1>(1),
@@ -422,10 +428,12 @@ crate::hdl_block! {
         w_swap: DFF<Bits<64>>,
         w_compare: DFF<Bits<64>>,
         w_error: DFF<Bit>,
-        /// The fetched batch: WQE beats in order, how many, how many arrived, a read error.
-        wq: [DFF<Bits<512>>; WQE_BATCH],
-        batch: DFF<Bits<3>>,
-        got: DFF<Bits<3>>,
+        /// The fetched batch: WQE beats in order (one per RAM word), the WQE in hand, how many
+        /// are left, how many arrived, a read error.
+        wq_ram: RAM<Bits<512>, WQE_BATCH_BITS>,
+        wq_at: DFF<Bits<WQE_BATCH_BITS>>,
+        batch: DFF<Bits<5>>,
+        got: DFF<Bits<5>>,
         batch_err: DFF<Bit>,
         left: DFF<Bits<32>>,
         addr: DFF<Bits<64>>,
@@ -516,13 +524,11 @@ impl Logic for Requester {
             self, clock, active, ready_tail, desc_tail, state, cur, saw_db, c_state, c_dest_qpn, c_mac, c_flags,
             c_vlan_tci, c_traffic, c_flow_label, c_udp_sport, c_ip, c_pkey, c_pmtu, c_base, c_mask, c_pd, ci, pi,
             psn, w_op, w_flags, w_imm, w_laddr, w_len, w_lkey, w_raddr, w_rkey, w_swap, w_compare, w_error, left, addr, first, d_done,
-            c_done, pl_out, r_valid, r_addr, r_len, wqe_count, error_count, batch, got, batch_err, broken, rep_status,
+            c_done, pl_out, r_valid, r_addr, r_len, wqe_count, error_count, wq_at, batch, got, batch_err, broken, rep_status,
             rw_pend, rw_r, hi, hi_psn, stop_at, skipping, skip_psn, resent_count, stale, rd_tail, rd_head_r, rd_limit
         );
-        for i in 0..WQE_BATCH {
-            self.wq[i].clock.next = self.clock.val();
-            self.wq[i].d.next = self.wq[i].q.val();
-        }
+        self.wq_ram.read_clock.next = self.clock.val();
+        self.wq_ram.write_clock.next = self.clock.val();
         self.ctx_table.clock.next = self.clock.val();
         self.st_ram.read_clock.next = self.clock.val();
         self.st_ram.write_clock.next = self.clock.val();
@@ -1004,8 +1010,9 @@ impl Logic for Requester {
                 self.state.d.next = self.s_requeue.val();
             }
             if self.has_work.val() {
-                self.batch.d.next = self.take.val().get_bits::<3>(0);
-                self.got.d.next = self.beat_id[0].val();
+                self.batch.d.next = self.take.val().get_bits::<5>(0);
+                self.got.d.next = self.zero5.val();
+                self.wq_at.d.next = self.zero_wq.val();
                 self.state.d.next = self.s_wqe_cmd.val();
             }
         }
@@ -1056,17 +1063,19 @@ impl Logic for Requester {
         if (self.state.q.val() == self.s_wqe_cmd.val()) & self.cmd_free.val() {
             self.state.d.next = self.s_wqe_wait.val();
         }
-        if (self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val()) & self.rdd_valid.val() {
-            for i in 0..WQE_BATCH {
-                if self.got.q.val() == self.beat_id[i].val() {
-                    self.wq[i].d.next = self.rdd_data.val();
-                }
-            }
-            self.got.d.next = self.got.q.val() + self.one3.val();
+        self.wq_ram.write_enable.next = (self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val()) & self.rdd_valid.val();
+        self.wq_ram.write_address.next = self.got.q.val().get_bits::<WQE_BATCH_BITS>(0);
+        self.wq_ram.write_data.next = self.rdd_data.val();
+        if self.wq_ram.write_enable.val() {
+            self.got.d.next = self.got.q.val() + self.one5.val();
             if self.rdd_last.val() {
                 self.batch_err.d.next = self.rdd_error.val();
-                self.state.d.next = self.s_next.val();
+                self.state.d.next = self.s_wq_read.val();
             }
+        }
+        // (A batch of one wrote the word s_next reads in the cycle its read was addressed.)
+        if self.state.q.val() == self.s_wq_read.val() {
+            self.state.d.next = self.s_next.val();
         }
         if self.commit_ok.val()
             & (self.state.q.val() != self.s_pop.val())
@@ -1075,16 +1084,16 @@ impl Logic for Requester {
             self.stale.d.next = true;
         }
         if self.state.q.val() == self.s_next.val() {
-            self.w_op.d.next = self.wq[0].q.val().get_bits::<8>(self.w_op_at.val().index());
-            self.w_flags.d.next = self.wq[0].q.val().get_bits::<8>(self.w_flags_at.val().index());
-            self.w_imm.d.next = self.wq[0].q.val().get_bits::<32>(self.w_imm_at.val().index());
-            self.w_laddr.d.next = self.wq[0].q.val().get_bits::<64>(self.w_laddr_at.val().index());
-            self.w_len.d.next = self.wq[0].q.val().get_bits::<32>(self.w_len_at.val().index());
-            self.w_lkey.d.next = self.wq[0].q.val().get_bits::<32>(self.w_lkey_at.val().index());
-            self.w_raddr.d.next = self.wq[0].q.val().get_bits::<64>(self.w_raddr_at.val().index());
-            self.w_rkey.d.next = self.wq[0].q.val().get_bits::<32>(self.w_rkey_at.val().index());
-            self.w_swap.d.next = self.wq[0].q.val().get_bits::<64>(self.w_swap_at.val().index());
-            self.w_compare.d.next = self.wq[0].q.val().get_bits::<64>(self.w_compare_at.val().index());
+            self.w_op.d.next = self.wq_ram.read_data.val().get_bits::<8>(self.w_op_at.val().index());
+            self.w_flags.d.next = self.wq_ram.read_data.val().get_bits::<8>(self.w_flags_at.val().index());
+            self.w_imm.d.next = self.wq_ram.read_data.val().get_bits::<32>(self.w_imm_at.val().index());
+            self.w_laddr.d.next = self.wq_ram.read_data.val().get_bits::<64>(self.w_laddr_at.val().index());
+            self.w_len.d.next = self.wq_ram.read_data.val().get_bits::<32>(self.w_len_at.val().index());
+            self.w_lkey.d.next = self.wq_ram.read_data.val().get_bits::<32>(self.w_lkey_at.val().index());
+            self.w_raddr.d.next = self.wq_ram.read_data.val().get_bits::<64>(self.w_raddr_at.val().index());
+            self.w_rkey.d.next = self.wq_ram.read_data.val().get_bits::<32>(self.w_rkey_at.val().index());
+            self.w_swap.d.next = self.wq_ram.read_data.val().get_bits::<64>(self.w_swap_at.val().index());
+            self.w_compare.d.next = self.wq_ram.read_data.val().get_bits::<64>(self.w_compare_at.val().index());
             self.w_error.d.next = self.batch_err.q.val();
             self.state.d.next = self.s_mr.val();
             if self.stale.q.val() {
@@ -1236,12 +1245,10 @@ impl Logic for Requester {
             if !self.resend.val() {
                 self.hi.d.next = self.hi.q.val() + self.one16.val();
             }
-            self.batch.d.next = self.batch.q.val() - self.one3.val();
-            for i in 0..WQE_SHIFT {
-                self.wq[i].d.next = self.wq[i + 1].q.val();
-            }
+            self.batch.d.next = self.batch.q.val() - self.one5.val();
+            self.wq_at.d.next = self.wq_at.q.val() + self.one_wq.val();
             self.state.d.next = self.s_writeback.val();
-            if self.batch.q.val() != self.one3.val() {
+            if self.batch.q.val() != self.one5.val() {
                 self.state.d.next = self.s_next.val();
             }
         }
@@ -1251,6 +1258,8 @@ impl Logic for Requester {
         if self.fsm_push.val() {
             self.state.d.next = self.s_pop.val();
         }
+        // The batch RAM reads the WQE the FSM holds next (its word is there in s_next).
+        self.wq_ram.read_address.next = self.wq_at.d.val();
 
         // Active bits: set by doorbells, cleared by the FSM (after it has decided).
         self.set_mask.next = self.zero256.val();
