@@ -34,7 +34,7 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
     let image: Vec<u8> = (0..src_len).map(|_| rng.gen()).collect();
     a.write_buf(src.iova, &image).unwrap();
     let mr = a.reg_mr(pd, src.iova, src_len as u32, access::LOCAL_WRITE).unwrap();
-    let cq = a.create_cq(128).unwrap();
+    let cq = a.create_cq(1024).unwrap();
 
     // 16 QPs: IPv4 and IPv6, some with a VLAN tag, every path MTU, PSNs near the wrap.
     let pmtus = [256, 512, 1024, 2048, 4096];
@@ -50,7 +50,8 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
     // Random work requests, each QP's posted with one doorbell; a few are refused by the card's
     // checks, and every later one of that QP is flushed (the send queue is in error).
     let ops = [SendOp::Send, SendOp::SendImm, SendOp::Write, SendOp::WriteImm, SendOp::CmpSwap, SendOp::FetchAdd];
-    let counts: Vec<usize> = qps.iter().map(|_| rng.gen_range(1..=6)).collect();
+    // Every fourth QP has more than a batch (WQE_BATCH) posted: it is served over several turns.
+    let counts: Vec<usize> = (0..qps.len()).map(|i| if i % 4 == 0 { rng.gen_range(WQE_BATCH + 1..=40) } else { rng.gen_range(1..=6) }).collect();
     let mut wqes: Vec<Vec<(SendWqe, bool)>> = vec![Vec::new(); qps.len()];
     let order: Vec<usize> = (0..qps.len()).collect();
     let mut refused = 0;
