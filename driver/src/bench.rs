@@ -448,8 +448,6 @@ pub fn write_table(rows: &[WriteBench]) -> String {
 
 /// Draws goodput and message rate against message size, one line per op, QP count and PMTU,
 /// with the wire's limit for the same frames drawn dashed beside each: an SVG at `path`.
-/// Draws goodput and message rate against message size, one line per op, QP count and PMTU,
-/// with the wire's limit for the same frames drawn dashed beside each: an SVG at `path`.
 pub fn write_plot(rows: &[WriteBench], path: &std::path::Path) -> Result<(), String> {
     use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
     use plotters::prelude::*;
@@ -457,10 +455,11 @@ pub fn write_plot(rows: &[WriteBench], path: &std::path::Path) -> Result<(), Str
     /// A row's value and the wire's limit for it.
     type Measure = (fn(&WriteBench) -> f64, fn(&WriteBench) -> f64);
 
-    /// One chart: a solid line per group of `y` and a dashed one of `limit`.
+    /// One chart: a solid line per group of `y` and a dashed one of `limit`, the legend at
+    /// `legend`.
     fn chart<Y: AsRangedCoord<Value = f64>>(
         area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
-        (caption, y_desc): (&str, &str),
+        (caption, y_desc, legend): (&str, &str, SeriesLabelPosition),
         x: std::ops::Range<f64>,
         y_range: Y,
         groups: &Groups,
@@ -477,7 +476,6 @@ pub fn write_plot(rows: &[WriteBench], path: &std::path::Path) -> Result<(), Str
             n => format!("{n} B"),
         };
         let ticks = (x.end - x.start) as usize + 1;
-        let legend = if y_desc.starts_with("Gb/s") { SeriesLabelPosition::LowerRight } else { SeriesLabelPosition::UpperRight };
         let mut chart = ChartBuilder::on(area)
             .caption(caption, ("sans-serif", 20))
             .margin(12)
@@ -521,10 +519,10 @@ pub fn write_plot(rows: &[WriteBench], path: &std::path::Path) -> Result<(), Str
     let (top, bottom) = root.split_vertically(450);
     let caption = format!("Goodput between two simulated cards ({link} Gb/s link)");
     let gbps: Measure = (WriteBench::gbps, WriteBench::limit_gbps);
-    chart(&top, (&caption, "Gb/s of payload (dashed: the wire's limit)"), lo.log2()..hi.log2(), 0f64..link, &groups, gbps).map_err(at)?;
+    chart(&top, (&caption, "Gb/s of payload (dashed: the wire's limit)", SeriesLabelPosition::LowerRight), lo.log2()..hi.log2(), 0f64..link, &groups, gbps).map_err(at)?;
     let rate: Measure = (WriteBench::mmsgs, WriteBench::msg_limit);
     let y = (rate_lo..rate_hi).log_scale();
-    chart(&bottom, ("Message rate", "M messages/s (dashed: the wire's limit)"), lo.log2()..hi.log2(), y, &groups, rate).map_err(at)?;
+    chart(&bottom, ("Message rate", "M messages/s (dashed: the wire's limit)", SeriesLabelPosition::UpperRight), lo.log2()..hi.log2(), y, &groups, rate).map_err(at)?;
     root.present().map_err(|x| at(x.to_string()))
 }
 

@@ -453,14 +453,9 @@ impl Logic for RecvPrefetch {
 mod tests {
     use super::*;
 
-    fn offset_of(fields: &[(&str, usize)], name: &str) -> usize {
-        let i = fields.iter().position(|f| f.0 == name).unwrap();
-        fields[..i].iter().map(|f| f.1).sum::<usize>()
-    }
-
     #[test]
     fn cached_wqe_slices_are_where_update_reads_them() {
-        let f = |name| offset_of(CachedWqe::FIELDS, name);
+        let f = |name| crate::pack::field_at::<8>(CachedWqe::FIELDS, name, 0).val().index();
         assert_eq!((f("addr"), f("len"), f("lkey")), (0, 64, 96));
     }
 
