@@ -450,9 +450,11 @@ fn a_lost_packet_is_nakked_once_and_the_resent_tail_completes_the_message() {
     let message: Vec<u8> = (0..3000u32).map(|i| (i * 7 + 3) as u8).collect();
     let reth = Reth { va: dst.iova + 100, rkey: mr.key(), dma_len: 3000 };
     let psn = |k: u32| (0xFF_FFFF + k) & 0xFF_FFFF;
-    // FIRST, (MIDDLE lost), LAST; then the MIDDLE and LAST resent.
-    let sends: [(u8, u32, Reth, usize, usize, bool); 4] = [
+    // FIRST, (MIDDLE lost), LAST twice (NAKed once, both dropped); then the MIDDLE and LAST
+    // resent.
+    let sends: [(u8, u32, Reth, usize, usize, bool); 5] = [
         (0x06, psn(0), reth, 0, 1024, false),
+        (0x08, psn(2), Reth::default(), 2048, 952, true),
         (0x08, psn(2), Reth::default(), 2048, 952, true),
         (0x07, psn(1), Reth::default(), 1024, 1024, false),
         (0x08, psn(2), Reth::default(), 2048, 952, true),
@@ -479,6 +481,7 @@ fn a_lost_packet_is_nakked_once_and_the_resent_tail_completes_the_message() {
     assert_eq!(b.read_buf(dst.iova, 4096).unwrap(), expect, "the whole message, in place, once");
     assert_eq!(b.dev.read("responder", "placed").unwrap(), 3);
     assert_eq!(b.dev.read("responder", "naks_sequence").unwrap(), 1);
+    assert_eq!(b.dev.read("responder", "out_of_sequence").unwrap(), 2, "both packets past the gap dropped and counted");
 }
 
 #[test]

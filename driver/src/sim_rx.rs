@@ -301,8 +301,14 @@ pub fn respond(frames: &[Vec<u8>], config_path: &Path, fcs: bool) -> Result<Resp
 impl Responses {
     pub fn table(&self) -> String {
         let mut out = String::from("\nconfigured card:\n");
-        for (b, n, v) in self.counters.iter().filter(|c| c.2 != 0 && c.0 != "rx_counters") {
+        // (The receive pipeline's verdicts are the table above; the card's own buffer drops are
+        // not: a frame the pipeline accepted may still find the receive buffer full.)
+        for (b, n, v) in self.counters.iter().filter(|c| c.2 != 0 && (c.0 != "rx_counters" || c.1 == "no_buffer")) {
             writeln!(out, "  {:<28} {v}", format!("{b}.{n}")).expect("string");
+        }
+        if let Some(&(_, _, lost)) = self.counters.iter().find(|c| c.0 == "rx_counters" && c.1 == "no_buffer" && c.2 != 0) {
+            writeln!(out, "  {lost} accepted frames were lost for lack of receive buffer: the responder fell behind the link (a peer resends them after a NAK or timeout)")
+                .expect("string");
         }
         writeln!(out, "  {} frames sent in response", self.frames.len()).expect("string");
         for c in &self.receive_completions {

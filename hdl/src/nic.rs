@@ -42,7 +42,7 @@ use rust_hdl::prelude::*;
 const RX_STATUS: usize = NUM_COUNTERS + 1;
 const QP_STATUS: usize = RX_STATUS + 4;
 const RSP_STATUS: usize = QP_STATUS + 8;
-const CPL_STATUS: usize = RSP_STATUS + 24;
+const CPL_STATUS: usize = RSP_STATUS + 25;
 const _: () = assert!(N_STATUS == CPL_STATUS + 10, "status registers: receive, transmit, responder, completer counters");
 
 /// Positions in `regs::registers(Access::Control)` and `(Access::Command)` the top wires by
@@ -239,7 +239,7 @@ crate::hdl_block! {
         err_clear: Signal<Local, Bits<256>>,
         one256: Constant<Bits<256>> = c::<256>(1),
         zero256: Constant<Bits<256>> = c::<256>(0),
-        rsp_ids: [Constant<Bits<8>>; 24] = std::array::from_fn(|i| c::<8>((RSP_STATUS + i) as u64)),
+        rsp_ids: [Constant<Bits<8>>; 25] = std::array::from_fn(|i| c::<8>((RSP_STATUS + i) as u64)),
         zero32: Constant<Bits<32>> = c::<32>(0),
         zero64: Constant<Bits<64>> = c::<64>(0),
         fcs_bit: Constant<Bits<32>> = c::<32>(PORT_CONTROL_FCS as u64),
@@ -430,6 +430,9 @@ impl Logic for Nic {
         }
         if self.csr.status_sel.val() == self.rsp_ids[23].val() {
             self.csr.status_value.next = self.rtx.reads_replaced.val();
+        }
+        if self.csr.status_sel.val() == self.rsp_ids[24].val() {
+            self.csr.status_value.next = self.rsp.out_of_sequence.val();
         }
         if self.csr.status_sel.val() == self.cpl_ids[0].val() {
             self.csr.status_value.next = self.cpl.acks.val();
@@ -1077,6 +1080,7 @@ mod tests {
         assert_eq!(registers(Access::Status)[RSP_STATUS + 19].0, addr("responder", "implied_naks").unwrap());
         assert_eq!(registers(Access::Status)[RSP_STATUS + 22].0, addr("responder", "atomic_unanswered").unwrap());
         assert_eq!(registers(Access::Status)[RSP_STATUS + 23].0, addr("responder", "reads_replaced").unwrap());
+        assert_eq!(registers(Access::Status)[RSP_STATUS + 24].0, addr("responder", "out_of_sequence").unwrap());
         assert_eq!(registers(Access::Status)[QP_STATUS].0, addr("qp", "errors_0").unwrap());
         assert_eq!(registers(Access::Status)[QP_STATUS + 7].0, addr("qp", "errors_7").unwrap());
         assert_eq!(registers(Access::Status)[CPL_STATUS + 5].0, addr("completer", "naks_sequence").unwrap());

@@ -285,7 +285,7 @@ pub const BLOCKS: &[Block] = &[
     Block {
         name: "responder",
         kind: TYPE_RESPONDER,
-        version: 7,
+        version: 8,
         base: 0x700,
         regs: &[
             reg("placed", 0x0C, Access::Status, 0, "request packets whose payload was written to memory"),
@@ -312,6 +312,7 @@ pub const BLOCKS: &[Block] = &[
             reg("atomic_replays", 0x60, Access::Status, 0, "duplicate atomic requests answered from their saved result (not executed again)"),
             reg("atomic_unanswered", 0x64, Access::Status, 0, "duplicate atomic requests whose result is no longer kept: not answered"),
             reg("reads_replaced", 0x68, Access::Status, 0, "READ answers stopped before their end (or before they began) because a duplicate of the same READ arrived: the duplicate's answer replaces them"),
+            reg("out_of_sequence", 0x6C, Access::Status, 0, "request packets ahead of the expected PSN (packets before them were lost): dropped, the first of a gap NAKed (naks_sequence)"),
         ],
     },
     Block {

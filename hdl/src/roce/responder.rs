@@ -239,6 +239,8 @@ crate::hdl_block! {
         pub placed: Signal<Out, Bits<32>>,
         pub acks: Signal<Out, Bits<32>>,
         pub naks_seq: Signal<Out, Bits<32>>,
+        /// Request packets ahead of the expected PSN, each dropped (the first of a gap NAKed).
+        pub out_of_sequence: Signal<Out, Bits<32>>,
         pub naks_invalid: Signal<Out, Bits<32>>,
         pub naks_access: Signal<Out, Bits<32>>,
         pub duplicates: Signal<Out, Bits<32>>,
@@ -603,6 +605,7 @@ crate::hdl_block! {
         n_placed: DFF<Bits<32>>,
         n_acks: DFF<Bits<32>>,
         n_naks_seq: DFF<Bits<32>>,
+        n_out_of_seq: DFF<Bits<32>>,
         n_naks_invalid: DFF<Bits<32>>,
         n_naks_access: DFF<Bits<32>>,
         n_duplicates: DFF<Bits<32>>,
@@ -689,7 +692,7 @@ impl Logic for Responder {
             c_pd, epsn, msn, in_msg, in_send, nak_sent, w_va, w_left, count, rq_ci, qp_error, q_addr,
             q_len, q_lkey, q_error, resp, resp_syn, resp_psn, cmd_done, rc_pend, rc_q_index, rc_q_len, rc_q_op, rc_q_status,
             rc_q_imm, 
-            dirty, fwd, r_committed, r_dup, resp_kind, r_swap, r_compare, c_pmtu, issued_seq, done_seq, n_placed, n_acks, n_naks_seq, n_naks_invalid, n_naks_access,
+            dirty, fwd, r_committed, r_dup, resp_kind, r_swap, r_compare, c_pmtu, issued_seq, done_seq, n_placed, n_acks, n_naks_seq, n_out_of_seq, n_naks_invalid, n_naks_access,
             n_duplicates, n_bad_qp, n_set_aside, n_naks_rnr, n_naks_operational, n_receives, n_rq_wait, r_pkey, r_ipv6,
             r_ip_src, m_key, m_epoch, rechk, epoch, snap_valid, snap_epoch, snap_seq, snap_tail, snap_drained, fence, n_bad_source,
             rd_head, rd_n, rd_nak, rd_epoch, last_read, last_slot, rr_rest, r_tail, rr, rr_va, rr_key, rr_last, r_aack, cpl_pend, cpl_k, n_read_placed, n_read_dropped, n_implied
@@ -1374,6 +1377,7 @@ impl Logic for Responder {
                 self.resp_syn.d.next = self.syn_seq.val();
                 self.resp_psn.d.next = self.k_epsn.val();
                 self.nak_sent.d.next = true;
+                self.n_out_of_seq.d.next = self.n_out_of_seq.q.val() + self.one32.val();
                 if !self.k_nak_sent.val() {
                     self.n_naks_seq.d.next = self.n_naks_seq.q.val() + self.one32.val();
                 }
@@ -1802,6 +1806,7 @@ impl Logic for Responder {
         self.placed.next = self.n_placed.q.val();
         self.acks.next = self.n_acks.q.val();
         self.naks_seq.next = self.n_naks_seq.q.val();
+        self.out_of_sequence.next = self.n_out_of_seq.q.val();
         self.naks_invalid.next = self.n_naks_invalid.q.val();
         self.naks_access.next = self.n_naks_access.q.val();
         self.duplicates.next = self.n_duplicates.q.val();
