@@ -171,6 +171,9 @@ pub struct WriteBench {
     pub first_frame_cycles: f64,
     /// Cycles from the first frame's first bit to the last frame's last bit.
     pub cycles: f64,
+    /// The same run as perftest's bandwidth tools reduce it: from each message's post to its
+    /// send completion (`BwResult::from_times`).
+    pub perftest: crate::perftest::BwResult,
     pub payload_bytes: u64,
     /// Bytes the data frames took on the wire: frames, FCS, preamble and inter-frame gap.
     pub wire_bytes: u64,
@@ -275,6 +278,10 @@ pub fn goodput_over(
         }
     }
     let start = world.borrow().cycles();
+    // When each message was posted and when its send completion was written (card 0's CQE
+    // writes into its ring), in the card's cycles.
+    world.borrow_mut().nics[0].dma_write.log = Some(Vec::new());
+    let mut post_cycles = Vec::with_capacity(messages);
     let mut posted = vec![0; qps];
     let mut completed = 0;
     // Post what the send queues take, run, poll; until every message has completed (a packet
@@ -298,6 +305,7 @@ pub fn goodput_over(
                     atomic: Default::default(),
                 };
                 a.post_send(qa, &wr).map_err(e)?;
+                post_cycles.push(world.borrow().nics[0].cycles());
                 posted[i] += 1;
             }
         }
@@ -315,6 +323,14 @@ pub fn goodput_over(
     }
     .map_err(|e| e.to_string())? as usize;
     let rq_wait_cycles = b.dev.read("responder", "rq_wait_cycles").map_err(|e| e.to_string())?;
+    let ring = cqa.ring();
+    let done_cycles: Vec<u64> = world.borrow_mut().nics[0].dma_write.log.take().unwrap_or_default()
+        .iter()
+        .filter(|w| w.within(ring.iova, ring.len as u64))
+        .flat_map(|w| std::iter::repeat_n(w.cycle, w.len as usize / rnic_spec::desc::CQE_LEN))
+        .collect();
+    let perftest = crate::perftest::BwResult::from_times(size as u32, &post_cycles, &done_cycles)
+        .ok_or_else(|| format!("{op:?} of {size} bytes: no send completion was written"))?;
     let w = world.borrow();
     let frames: Vec<(u64, &Vec<u8>)> = w.sent_by(if reading { 1 } else { 0 }).collect();
     let wire_bytes: u64 = frames.iter().map(|f| (f.1.len() + 4 + WIRE_OVERHEAD) as u64).sum();
@@ -340,6 +356,7 @@ pub fn goodput_over(
         rq_wait_cycles,
         first_frame_cycles: first - start as f64,
         cycles: end - first,
+        perftest,
         payload_bytes: (completed * size) as u64,
         wire_bytes,
         link_gbps: link.gbps,
@@ -433,13 +450,41 @@ pub fn write_table(rows: &[WriteBench]) -> String {
                 .expect("string");
         }
     }
+    // perftest's own columns (`ib_write_bw --report_gbits`), beside the wire's limit.
+    writeln!(
+        out,
+        "\n{:<5} {:>8} {:>5} {:>4} {:>11} {:>15} {:>18} {:>13} {:>11} {:>6}",
+        "op", "#bytes", "pmtu", "qps", "#iterations", "BW peak[Gb/sec]", "BW average[Gb/sec]", "MsgRate[Mpps]", "limit[Gb/s]", "of lim"
+    )
+    .expect("string");
+    for r in rows {
+        let avg = crate::perftest::BwResult::gbps(r.perftest.avg_mbs);
+        writeln!(
+            out,
+            "{:<5} {:>8} {:>5} {:>4} {:>11} {:>15.2} {:>18.2} {:>13.2} {:>11.2} {:>5.1}%",
+            r.op,
+            r.size,
+            r.pmtu,
+            r.qps,
+            r.perftest.iters,
+            crate::perftest::BwResult::gbps(r.perftest.peak_mbs),
+            avg,
+            r.perftest.msg_rate_mpps,
+            r.limit_gbps(),
+            100.0 * avg / r.limit_gbps()
+        )
+        .expect("string");
+    }
     writeln!(
         out,
         "\nThrough the driver between two simulated cards on a {} Gb/s link (preamble and gap counted), IPv4, \
          host memory 800 ns read / 400 ns write away, {CLOCK_MHZ} MHz. Gb/s is payload sent over the time from the \
          first frame's first bit to the last frame's last bit, until every message has completed; limit is the \
          goodput the link allows for the same frames (resends included); placed: packets the receiving card wrote \
-         to memory, each once; first frame: from the first doorbell to the first bit on the wire.",
+         to memory, each once; first frame: from the first doorbell to the first bit on the wire. The second table \
+         reduces the same runs as perftest's bandwidth tools do: BW average from the first post to the last send \
+         completion, BW peak over the best run of consecutive messages from post to completion, MsgRate the \
+         average message rate (Gb is 10^9 bits, as --report_gbits).",
         rows.first().map_or(100.0, |r| r.link_gbps)
     )
     .expect("string");
@@ -546,6 +591,9 @@ pub fn write_json(rows: &[WriteBench]) -> String {
             "fraction_of_limit": r.fraction(),
             "mmsgs_per_s": r.mmsgs(),
             "first_frame_cycles": r.first_frame_cycles,
+            "bw_peak_gbps": crate::perftest::BwResult::gbps(r.perftest.peak_mbs),
+            "bw_average_gbps": crate::perftest::BwResult::gbps(r.perftest.avg_mbs),
+            "msg_rate_mpps": r.perftest.msg_rate_mpps,
             "sim_seconds": r.sim_seconds,
         });
         writeln!(out, "{line}").expect("string");
@@ -754,6 +802,7 @@ mod tests {
             rq_wait_cycles: 0,
             first_frame_cycles: 450.0,
             cycles: messages as f64 / mmsgs * CLOCK_MHZ,
+            perftest: crate::perftest::BwResult::from_cycles(size as u32, messages as u32, (messages as f64 / mmsgs * CLOCK_MHZ) as u64),
             payload_bytes: (messages * size) as u64,
             wire_bytes,
             link_gbps: 100.0,

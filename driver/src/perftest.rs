@@ -298,6 +298,37 @@ impl BwResult {
         let avg = size as f64 * iters as f64 / secs / (1u64 << 20) as f64;
         BwResult { size: size as u64, iters: iters as u64, peak_mbs: avg, avg_mbs: avg, msg_rate_mpps: iters as f64 / secs / 1e6 }
     }
+
+    /// Messages of `size` bytes posted at the cycles `posted` and completed at `completed`
+    /// (simulated cycles at 250 MHz, each list in order, as many of each), reduced as
+    /// perftest's bandwidth tools do: the average from the first post to the last completion,
+    /// the peak over the best run of consecutive messages i..=j, (completed[j] - posted[i]) /
+    /// (j - i + 1) per message, and the average message rate. `None` without messages.
+    pub fn from_times(size: u32, posted: &[u64], completed: &[u64]) -> Option<BwResult> {
+        let n = posted.len().min(completed.len());
+        if n == 0 {
+            return None;
+        }
+        let per_second = rnic_sim::bench::CLOCK_MHZ * 1e6;
+        let mbs = |cycles_per_msg: f64| size as f64 / (cycles_per_msg.max(1e-9) / per_second) / (1u64 << 20) as f64;
+        let span = completed[n - 1].saturating_sub(posted[0]).max(1) as f64;
+        let best = (0..n)
+            .flat_map(|i| (i..n).map(move |j| (i, j)))
+            .map(|(i, j)| completed[j].saturating_sub(posted[i]).max(1) as f64 / (j - i + 1) as f64)
+            .fold(f64::INFINITY, f64::min);
+        Some(BwResult {
+            size: size as u64,
+            iters: n as u64,
+            peak_mbs: mbs(best),
+            avg_mbs: mbs(span / n as f64),
+            msg_rate_mpps: n as f64 / (span / per_second) / 1e6,
+        })
+    }
+
+    /// A bandwidth in the tool's MB/s (2^20 bytes) as Gb/s (10^9 bits), as `--report_gbits`.
+    pub fn gbps(mbs: f64) -> f64 {
+        mbs * (1u64 << 20) as f64 * 8.0 / 1e9
+    }
 }
 
 /// The card's side of a test: one RC QP, its CQ, and a buffer of two halves (the local one,
@@ -857,5 +888,21 @@ mod tests {
         assert!(LatResult::from_posts(64, &[7]).is_none());
         let bw = BwResult::from_cycles(1 << 20, 4, 250_000_000);
         assert_eq!((bw.avg_mbs, bw.msg_rate_mpps), (4.0, 4e-6));
+    }
+
+    #[test]
+    fn bandwidth_peak_is_the_best_run_of_consecutive_messages() {
+        // Four 1 MiB messages, all posted at 0, done at 250, 300, 350 and 1000 cycles: the
+        // average spans 1000 cycles (4 µs: 1 MiB per µs), the best run is messages 0..=2,
+        // 350 cycles for three (1.4 µs / 3 per MiB).
+        let bw = BwResult::from_times(1 << 20, &[0; 4], &[250, 300, 350, 1000]).unwrap();
+        assert!((bw.avg_mbs - 1e6).abs() < 1e-3, "{bw:?}");
+        assert!((bw.peak_mbs - 3e6 / 1.4).abs() < 1e-3, "{bw:?}");
+        assert!((bw.msg_rate_mpps - 1.0).abs() < 1e-9);
+        // A later post shortens the run that starts with it: message 3 alone, posted at 900.
+        let bw = BwResult::from_times(1 << 20, &[0, 0, 0, 900], &[250, 300, 350, 910]).unwrap();
+        assert!((bw.peak_mbs - 1e6 / 0.04).abs() < 1e-3, "{bw:?}");
+        assert!(BwResult::from_times(64, &[], &[]).is_none());
+        assert!((BwResult::gbps(1e3) - 8.388608).abs() < 1e-9);
     }
 }

@@ -199,6 +199,8 @@ crate::hdl_block! {
         wo_addr: DFF<Bits<64>>,
         wo_len: DFF<Bits<16>>,
         w_owner: crate::ram_fifo::RamFifo<8, 7, 1, 1, 1>,
+        /// The responder's payload writes wait here for the write engine.
+        rsp_wq: crate::dma::write_queue::WriteQueue,
         w_owner_tail: DFF<Bits<8>>,
         /// Read arbiter: the owner (1: responder) of each command whose data is still to come.
         r_owner: crate::ram_fifo::RamFifo<6, 5, 1, 1, 1>,
@@ -656,28 +658,38 @@ impl Logic for Nic {
         self.cpl.rc_status.next = self.rsp.rc_status.val();
         self.cpl.rc_flags.next = self.rsp.rc_flags.val();
 
-        // Write arbiter: the responder's payload writes, the completer's CQEs and the atomic
-        // unit's writes share the write engine a command at a time (the command waits in a
-        // register; its data beats follow from the same source); `done` pulses go back to
-        // their owner in order. The responder goes first, then the completer.
+        // Write arbiter: the responder's payload writes (queued in `rsp_wq`, so the responder
+        // goes on to its next packet), the completer's CQEs and the atomic unit's writes share
+        // the write engine a command at a time (the command waits in a register; its data beats
+        // follow from the same source); `done` pulses go back to their owner in order. The
+        // others go only while the responder's queue is empty: a receive CQE then follows every
+        // payload write queued before it (one AXI ID: the host sees them in order).
         self.wr.clock.next = self.clock.val();
         self.w_owner.clock.next = self.clock.val();
-        self.w_sel_cpl.next = !self.rsp.wr_valid.val() & self.cpl.wr_valid.val();
-        self.w_sel_rtx.next = !self.rsp.wr_valid.val() & !self.cpl.wr_valid.val() & self.rtx.wr_valid.val();
+        self.rsp_wq.clock.next = self.clock.val();
+        self.rsp_wq.cmd_valid.next = self.rsp.wr_valid.val();
+        self.rsp.wr_ready.next = self.rsp_wq.cmd_ready.val();
+        self.rsp_wq.cmd_addr.next = self.rsp.wr_addr.val();
+        self.rsp_wq.cmd_len.next = self.rsp.wr_len.val();
+        self.rsp_wq.in_valid.next = self.rsp.wd_valid.val();
+        self.rsp.wd_ready.next = self.rsp_wq.in_ready.val();
+        self.rsp_wq.in_data.next = self.rsp.wd_data.val();
+        self.w_sel_cpl.next = self.rsp_wq.idle.val() & self.cpl.wr_valid.val();
+        self.w_sel_rtx.next = self.rsp_wq.idle.val() & !self.cpl.wr_valid.val() & self.rtx.wr_valid.val();
         self.w_handed.next = self.wo_valid.q.val() & !self.w_busy.q.val() & self.wr.cmd_ready.val();
         self.w_load.next = !self.wo_valid.q.val() | self.w_handed.val();
-        self.rsp.wr_ready.next = self.w_load.val() & !self.w_sel_cpl.val() & !self.w_sel_rtx.val();
+        self.rsp_wq.out_cmd_ready.next = self.w_load.val() & !self.w_sel_cpl.val() & !self.w_sel_rtx.val();
         self.cpl.wr_ready.next = self.w_load.val() & self.w_sel_cpl.val();
         self.rtx.wr_ready.next = self.w_load.val() & self.w_sel_rtx.val();
         if self.w_handed.val() {
             self.wo_valid.d.next = false;
         }
-        if self.w_load.val() & (self.rsp.wr_valid.val() | self.cpl.wr_valid.val() | self.rtx.wr_valid.val()) {
+        if self.w_load.val() & (self.rsp_wq.out_cmd_valid.val() | self.w_sel_cpl.val() | self.w_sel_rtx.val()) {
             self.wo_valid.d.next = true;
             self.wo_cpl.d.next = self.w_sel_cpl.val();
             self.wo_rtx.d.next = self.w_sel_rtx.val();
-            self.wo_addr.d.next = self.rsp.wr_addr.val();
-            self.wo_len.d.next = self.rsp.wr_len.val();
+            self.wo_addr.d.next = self.rsp_wq.out_cmd_addr.val();
+            self.wo_len.d.next = self.rsp_wq.out_cmd_len.val();
             if self.w_sel_cpl.val() {
                 self.wo_addr.d.next = self.cpl.wr_addr.val();
                 self.wo_len.d.next = self.cpl_len.val();
@@ -712,8 +724,8 @@ impl Logic for Nic {
         if self.w_handed.val() {
             self.w_owner_tail.d.next = self.w_owner_tail.q.val() + self.one_owner.val();
         }
-        self.wr.in_valid.next = self.w_busy.q.val() & self.rsp.wd_valid.val();
-        self.wr.in_data.next = self.rsp.wd_data.val();
+        self.wr.in_valid.next = self.w_busy.q.val() & self.rsp_wq.out_valid.val();
+        self.wr.in_data.next = self.rsp_wq.out_data.val();
         if self.w_cpl.q.val() {
             self.wr.in_valid.next = self.w_busy.q.val() & self.cpl.wd_valid.val();
             self.wr.in_data.next = self.cpl.wd_data.val();
@@ -722,10 +734,10 @@ impl Logic for Nic {
             self.wr.in_valid.next = self.w_busy.q.val() & self.rtx.wd_valid.val();
             self.wr.in_data.next = self.rtx.wd_data.val();
         }
-        self.rsp.wd_ready.next = self.w_busy.q.val() & !self.w_cpl.q.val() & !self.w_rtx.q.val() & self.wr.in_ready.val();
+        self.rsp_wq.out_ready.next = self.w_busy.q.val() & !self.w_cpl.q.val() & !self.w_rtx.q.val() & self.wr.in_ready.val();
         self.cpl.wd_ready.next = self.w_busy.q.val() & self.w_cpl.q.val() & self.wr.in_ready.val();
         self.rtx.wd_ready.next = self.w_busy.q.val() & self.w_rtx.q.val() & self.wr.in_ready.val();
-        self.w_fire.next = self.w_busy.q.val() & self.wr.in_ready.val() & self.rsp.wd_valid.val();
+        self.w_fire.next = self.w_busy.q.val() & self.wr.in_ready.val() & self.rsp_wq.out_valid.val();
         if self.w_cpl.q.val() {
             self.w_fire.next = self.w_busy.q.val() & self.wr.in_ready.val() & self.cpl.wd_valid.val();
         }

@@ -3,3 +3,4 @@
 pub mod mr_table;
 pub mod read;
 pub mod write;
+pub mod write_queue;
