@@ -318,8 +318,9 @@ fn a_read_waiting_for_queue_room_when_its_qp_is_reset_is_never_answered() {
     use rnic_driver::sim_pair::try_two_cards_with_host;
     use rnic_sim::host::HostTiming;
     // Card 1's host answers writes after 30 000 cycles: an ACK leaves the response queue only
-    // once its WRITE's bytes are in memory, so sixteen ACKs fill the queue and a READ behind
-    // them waits for room — with its key already checked.
+    // once its WRITE's bytes are in memory, so 64 ACKs fill the queue (`AckQueue`) and a READ
+    // behind them waits for room — with its key already checked.
+    const QUEUE: u32 = 64;
     let host = HostTiming { write_cycles: 30_000, ..HostTiming::default() };
     let (world, mut a, mut b) = try_two_cards_with_host(LinkConfig::default(), host).unwrap();
     let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
@@ -330,7 +331,7 @@ fn a_read_waiting_for_queue_room_when_its_qp_is_reset_is_never_answered() {
     let (qa1, qb1) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (100, 0)).unwrap();
     let (qa2, mut qb2) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (100, 0)).unwrap();
     let reth = |off: u64, n| Reth { va: buf.iova + off, rkey: mr.key(), dma_len: n };
-    for k in 0..16u32 {
+    for k in 0..QUEUE {
         let d = raw_request(qb1.context(), qb1.qpn, OP_WRITE_ONLY, 100 + k, reth(64 * k as u64, 64), 64, true);
         world.borrow_mut().nics[0].send(d, &[k as u8; 64]);
     }
@@ -339,12 +340,12 @@ fn a_read_waiting_for_queue_room_when_its_qp_is_reset_is_never_answered() {
     world.borrow_mut().nics[0].send(d, &[]);
     world.borrow_mut().run_until(2_000, |_| false);
     assert_eq!(world.borrow().sent_by(1).count(), 0, "every answer waits for the host's write responses");
-    assert_eq!(b.dev.read("responder", "acks").unwrap(), 16, "the queue is full");
+    assert_eq!(b.dev.read("responder", "acks").unwrap(), QUEUE, "the queue is full");
     // The READ's QP is reset while the READ waits: it was the old QP's, and is never answered.
     b.modify_qp(&mut qb2, QpState::Reset, &Default::default()).unwrap();
-    assert!(world.borrow_mut().run_until(100_000, |w| w.link_idle() && w.sent_by(1).count() >= 16));
+    assert!(world.borrow_mut().run_until(100_000, |w| w.link_idle() && w.sent_by(1).count() >= QUEUE as usize));
     world.borrow_mut().run_until(20_000, |_| false);
     let to: Vec<u32> = world.borrow().sent_by(1).map(|(_, f)| classify(f, RxConfig { fcs: false }).packet.unwrap().bth.dest_qp).collect();
-    assert_eq!(to, vec![qa1.qpn; 16], "the sixteen ACKs, and nothing for QP {}", qa2.qpn);
+    assert_eq!(to, vec![qa1.qpn; QUEUE as usize], "the ACKs, and nothing for QP {}", qa2.qpn);
     assert_eq!(b.dev.read("responder", "read_responses").unwrap(), 0);
 }

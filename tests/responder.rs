@@ -777,8 +777,9 @@ fn back_to_back_small_requests_are_placed_within_the_responders_cycle_budget() {
     // back at the link's rate (fewer than the receive buffer's 64 records, so none is
     // dropped): the responder places one every `budget` cycles at most once it has work
     // queued. (Figures, 2026-12-07: WRITE 11 cycles a packet before the responder's write
-    // queue, 8 with it; SEND 12 or 13. The wire brings one every 3.24 and 2.92 cycles: issue
-    // 11's pipelined responder is to reach that.) The SENDs are as many as one QP's receive WQE
+    // queue, 8 with it, 7 with a packet's beat going with its command; SEND 12 or 13, then 11
+    // or 13 with the WQE's key check issued as it is taken. The wire brings one every 3.24 and
+    // 2.92 cycles: issue 11's pipelined responder is to reach that.) The SENDs are as many as one QP's receive WQE
     // cache holds: past them a QP's refill, one read in flight at a time, lands 215 cycles
     // after the first WQE is taken and brings only the WQEs free then (README, Responder).
     let (world, mut a, mut b) = two_cards(LinkConfig::default());
@@ -795,7 +796,7 @@ fn back_to_back_small_requests_are_placed_within_the_responders_cycle_budget() {
     world.borrow_mut().run_until(2_000, |_| false);
     let ctx = *qb.context();
     let payload = [0x5Au8; 64];
-    for (phase, (opcode, n, budget)) in [(0x0Au8, N, 8u64), (0x04, SENDS, 13)].into_iter().enumerate() {
+    for (phase, (opcode, n, budget)) in [(0x0Au8, N, 7u64), (0x04, SENDS, 13)].into_iter().enumerate() {
         world.borrow_mut().nics[1].dma_write.log = Some(Vec::new());
         for i in 0..n {
             let psn = (phase * N + i) as u32;

@@ -15,8 +15,13 @@ pub const ANSWER_BITS: usize = 374;
 pub const JOB_BITS: usize = 201;
 /// Where the answer word keeps the count of payload writes issued before it (its top bits).
 const WSEQ_AT: usize = ANSWER_BITS - 32;
-/// Entries (a power of two; the pointers have one bit more).
-const DEPTH: u64 = 16;
+/// Entries (a power of two; the pointers have one bit more): a write's acknowledge takes
+/// 100 cycles from the host, and a 64-byte request asking for an ACK comes every 3.24 cycles at
+/// line rate, so ACKs of about 31 requests wait at once (16 held a back-to-back stream up).
+const DEPTH: u64 = 64;
+/// Pointer bits.
+pub const ACK_PTR: usize = 7;
+const _: () = assert!(1 << (ACK_PTR - 1) == DEPTH);
 
 crate::hdl_block! {
     pub struct AckQueue {
@@ -36,13 +41,13 @@ crate::hdl_block! {
         pub out_job: Signal<Out, Bits<JOB_BITS>>,
         pub out_kind: Signal<Out, Bits<2>>,
         /// The queue's pointers: entries before `head` have left, `tail` is the next free.
-        pub head: Signal<Out, Bits<5>>,
-        pub tail: Signal<Out, Bits<5>>,
+        pub head: Signal<Out, Bits<ACK_PTR>>,
+        pub tail: Signal<Out, Bits<ACK_PTR>>,
 
-        fifo: RamFifo<5, 4, ANSWER_BITS, JOB_BITS, 2>,
-        tail_q: DFF<Bits<5>>,
-        one5: Constant<Bits<5>> = c::<5>(1),
-        depth: Constant<Bits<5>> = c::<5>(DEPTH),
+        fifo: RamFifo<ACK_PTR, 6, ANSWER_BITS, JOB_BITS, 2>,
+        tail_q: DFF<Bits<ACK_PTR>>,
+        depth: Constant<Bits<ACK_PTR>> = c::<ACK_PTR>(DEPTH),
+        one: Constant<Bits<ACK_PTR>> = c::<ACK_PTR>(1),
         half32: Constant<Bits<32>> = c::<32>(0x8000_0000),
         wseq_at: Constant<Bits<9>> = c::<9>(WSEQ_AT as u64),
     }
@@ -55,13 +60,13 @@ impl Logic for AckQueue {
         self.fifo.clock.next = self.clock.val();
         self.pushed.next = self.push.val() & ((self.tail_q.q.val() - self.fifo.head.val()) != self.depth.val());
         self.fifo.wr_en.next = self.pushed.val();
-        self.fifo.wr_addr.next = self.tail_q.q.val().get_bits::<4>(0);
+        self.fifo.wr_addr.next = self.tail_q.q.val().get_bits::<6>(0);
         self.fifo.wr_a.next = self.answer.val();
         self.fifo.wr_b.next = self.job.val();
         self.fifo.wr_c.next = self.kind.val();
         self.fifo.tail.next = self.tail_q.q.val();
         if self.pushed.val() {
-            self.tail_q.d.next = self.tail_q.q.val() + self.one5.val();
+            self.tail_q.d.next = self.tail_q.q.val() + self.one.val();
         }
         // (`ResponseTx` takes the head off only after it saw it valid, perhaps many cycles
         // later: the release is not asked again.)

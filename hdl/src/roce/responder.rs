@@ -19,8 +19,8 @@
 //! (NAK); a SEND FIRST/ONLY or WRITE-with-immediate LAST/ONLY without a posted receive WQE gets
 //! an RNR NAK; payload lengths that do not fit the path MTU and the RETH length are invalid
 //! requests; on WRITE FIRST/ONLY the rkey must allow REMOTE_WRITE of the whole RETH range in the
-//! QP's PD (else NAK remote access error). A SEND reads its receive WQE from the ring in host
-//! memory on FIRST/ONLY (the receive path waits for that read: no prefetch yet), checks the
+//! QP's PD (else NAK remote access error). A SEND takes its receive WQE on FIRST/ONLY from
+//! the prefetcher (`RecvPrefetch`, which reads them from the ring ahead), checks the
 //! lkey for LOCAL_WRITE of the whole buffer (else NAK remote operational error) and that every
 //! packet fits (else NAK invalid request); both complete the WQE in error and put the QP in
 //! error. A refused packet writes nothing. The ACK of a message goes out only after the host
@@ -28,7 +28,7 @@
 
 use crate::pack_word;
 use crate::roce::qp_table::{ctx_at, QpTable, CTX_BITS, QP_STAGE_WORDS};
-use crate::roce::ack_queue::{AckQueue, ANSWER_BITS, JOB_BITS};
+use crate::roce::ack_queue::{AckQueue, ACK_PTR, ANSWER_BITS, JOB_BITS};
 use crate::roce::read_history::ReadHistory;
 use crate::roce::recv_prefetch::RecvPrefetch;
 use crate::roce::tx_header::LEN_BITS;
@@ -102,8 +102,9 @@ const P_DRAIN: u64 = 9;
 const P_CPL: u64 = 10;
 const P_RQ_WAIT: u64 = 11;
 const P_RQ_DATA: u64 = 12;
-/// A key check issued from registers: a receive WQE's lkey, a check again after a stale
-/// verdict, or a later packet's check against the key that admitted its message.
+/// A key check issued from registers: a check again after a stale verdict (a receive WQE's
+/// lkey too; the first check of it goes out as the WQE is taken), or a later packet's check
+/// against the key that admitted its message.
 const P_MR_ISSUE: u64 = 13;
 const P_RC: u64 = 14;
 /// A READ response or an ACK for this card's requests, with the QP's oldest outstanding READ.
@@ -568,7 +569,7 @@ crate::hdl_block! {
         snap_valid: DFF<Bit>,
         snap_epoch: DFF<Bits<32>>,
         snap_seq: DFF<Bits<32>>,
-        snap_tail: DFF<Bits<5>>,
+        snap_tail: DFF<Bits<ACK_PTR>>,
         snap_drained: DFF<Bit>,
         fence: DFF<Bits<32>>,
         // The receive WQE being read.
@@ -982,13 +983,19 @@ impl Logic for Responder {
         // use spells out its condition from registers (no shared local between a ready and
         // a valid, see the requester).
         // (An ATOMIC Acknowledge's one beat is its original value, not from the buffer.)
-        self.wd_valid.next = (self.pl_valid.val() | self.r_aack.q.val()) & (self.state.q.val() == self.p_write.val()) & self.cmd_done.q.val();
+        // Beats follow their command (`cmd_done`) or go with it, in the cycle it is taken: the
+        // write queue takes the two apart.
+        self.wd_valid.next = (self.pl_valid.val() | self.r_aack.q.val())
+            & (self.state.q.val() == self.p_write.val())
+            & (self.cmd_done.q.val() | (!self.r_committed.q.val() & (self.r_len.q.val() != self.zero13.val()) & self.wr_ready.val()));
         self.aack_beat.value.next = self.r_swap.q.val();
         self.wd_data.next = self.pl_data.val();
         if self.r_aack.q.val() {
             self.wd_data.next = self.aack_beat.word.val();
         }
-        self.pl_ready.next = (((self.state.q.val() == self.p_write.val()) & self.cmd_done.q.val() & self.wd_ready.val())
+        self.pl_ready.next = (((self.state.q.val() == self.p_write.val())
+            & (self.cmd_done.q.val() | (!self.r_committed.q.val() & (self.r_len.q.val() != self.zero13.val()) & self.wr_ready.val()))
+            & self.wd_ready.val())
             | ((self.state.q.val() == self.p_drain.val()) & (self.r_len.q.val() != self.zero13.val())))
             & !self.r_aack.q.val();
         self.beat_last.next = (self.pl_valid.val() & self.pl_last.val()) | self.r_aack.q.val();
@@ -1035,8 +1042,6 @@ impl Logic for Responder {
         self.ack_word.wseq.next = self.issued_seq.q.val();
         // (An answer whose QP was committed while it waited for room is the old QP's: dropped,
         // so a READ of a QP reset or destroyed meanwhile reads nothing.)
-        self.answers.push.next = (self.state.q.val() == self.p_ack.val()) & !self.r_committed.q.val();
-        self.ack_push.next = self.answers.pushed.val();
         self.answers.answer.next = self.ack_word.word.val();
         self.answers.done_seq.next = self.done_seq.q.val();
         self.read_job.va.next = self.r_va.q.val();
@@ -1245,6 +1250,7 @@ impl Logic for Responder {
         self.mr_valid.next = ((self.state.q.val() == self.p_check.val()) & self.pass_all.val() & self.first.val() & self.is_write.val())
             | ((self.state.q.val() == self.p_check.val()) & self.is_read.val() & (self.pass_all.val() | (self.fail_dup.val() & self.len_ok.val())))
             | ((self.state.q.val() == self.p_check.val()) & self.is_atomic.val() & self.pass_all.val())
+            | ((self.state.q.val() == self.p_rq_data.val()) & self.is_send.val() & !self.r_committed.q.val())
             | (self.state.q.val() == self.p_mr_issue.val());
         self.mr_tag.next = self.epoch.q.val().get_bits::<16>(0);
         self.mr_key.next = self.r_rkey.q.val();
@@ -1262,6 +1268,14 @@ impl Logic for Responder {
         self.rechk_need.next = self.need_write.val();
         if self.is_send.val() {
             self.rechk_need.next = self.need_local_write.val();
+        }
+        // A SEND's receive WQE, checked as it is taken from the prefetcher.
+        if self.state.q.val() == self.p_rq_data.val() {
+            self.mr_pd.next = self.c_pd.q.val();
+            self.mr_key.next = self.rq.wqe_lkey.val();
+            self.mr_addr.next = self.rq.wqe_addr.val();
+            self.mr_len.next = self.rq.wqe_len.val();
+            self.mr_need.next = self.need_local_write.val();
         }
         if self.state.q.val() == self.p_mr_issue.val() {
             self.mr_pd.next = self.c_pd.q.val();
@@ -1521,7 +1535,7 @@ impl Logic for Responder {
             self.q_len.d.next = self.rq.wqe_len.val();
             self.q_lkey.d.next = self.rq.wqe_lkey.val();
             self.q_error.d.next = self.rq.wqe_error.val();
-            self.state.d.next = self.p_mr_issue.val();
+            self.state.d.next = self.p_mr_wait.val();
             if self.is_write.val() {
                 self.state.d.next = self.p_write.val();
             }
@@ -1677,7 +1691,11 @@ impl Logic for Responder {
         if (self.state.q.val() == self.p_write.val()) & self.r_committed.q.val() & !self.cmd_done.q.val() {
             self.state.d.next = self.p_drain.val();
         }
-        self.placed_now.next = (self.cmd_done.q.val() & self.beat_last.val() & self.wd_ready.val()) | !self.has_payload.val();
+        self.placed_now.next = ((self.cmd_done.q.val() | self.wr_inc.val()) & self.beat_last.val() & self.wd_ready.val()) | !self.has_payload.val();
+        // (From registers only: a push decided by inputs of this cycle would loop through the
+        // queue's `pushed` — Verilator's UNOPTFLAT.)
+        self.answers.push.next = (self.state.q.val() == self.p_ack.val()) & !self.r_committed.q.val();
+        self.ack_push.next = self.answers.pushed.val();
         // (The QP's ring was emptied by a commit since: no pop for the old QP.)
         self.rt_pop_valid.next = (self.state.q.val() == self.p_write.val())
             & !(self.r_committed.q.val() & !self.cmd_done.q.val())
