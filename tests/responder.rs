@@ -795,7 +795,8 @@ fn back_to_back_small_requests_are_placed_within_the_responders_cycle_budget() {
     b.post_recv(&mut qb, &recv).unwrap();
     world.borrow_mut().run_until(2_000, |_| false);
     let ctx = *qb.context();
-    let payload = [0x5Au8; 64];
+    // (Each request's bytes its own, so a beat placed with another packet's command shows.)
+    let payload = |phase: usize, i: usize| [(phase * 0x80 + i) as u8; 64];
     for (phase, (opcode, n, budget)) in [(0x0Au8, N, 7u64), (0x04, SENDS, 13)].into_iter().enumerate() {
         world.borrow_mut().nics[1].dma_write.log = Some(Vec::new());
         for i in 0..n {
@@ -804,7 +805,7 @@ fn back_to_back_small_requests_are_placed_within_the_responders_cycle_budget() {
                 0x0A => Reth { va: dst.iova + (i * 64) as u64, rkey: mr.key(), dma_len: 64 },
                 _ => Reth::default(),
             };
-            world.borrow_mut().nics[0].send(request(&ctx, qb.qpn, &(opcode, psn, reth, 64, true)), &payload);
+            world.borrow_mut().nics[0].send(request(&ctx, qb.qpn, &(opcode, psn, reth, 64, true)), &payload(phase, i));
         }
         let acks = count(&world.borrow(), 1) + n;
         assert!(world.borrow_mut().run_until(100_000, |w| count(w, 1) == acks), "card 1 answered every request");
@@ -819,5 +820,8 @@ fn back_to_back_small_requests_are_placed_within_the_responders_cycle_budget() {
     }
     assert_eq!(b.dev.read("rx_counters", "no_buffer").unwrap(), 0);
     assert_eq!(b.dev.read("responder", "placed").unwrap() as usize, N + SENDS);
+    let got = b.read_buf(dst.iova, 2 * N * 64).unwrap();
+    let want: Vec<u8> = (0..N).flat_map(|i| payload(0, i)).chain((0..SENDS).flat_map(|i| payload(1, i))).collect();
+    assert_eq!(&got[..want.len()], &want[..], "each request's bytes where its RETH or receive WQE put them");
     assert_eq!(b.dev.read("responder", "rq_wait_cycles").unwrap(), 0, "every SEND found its WQE cached");
 }

@@ -1001,7 +1001,9 @@ impl Logic for Responder {
         self.beat_last.next = (self.pl_valid.val() & self.pl_last.val()) | self.r_aack.q.val();
 
         // Payload write command: once per placed packet with payload.
-        // (Outputs toward the write engine read registers only: see the requester.)
+        // (Outputs toward the write engine read registers only: see the requester. The beat
+        // terms above read `wr_ready` too, which is loop-free only because the write queue's
+        // `cmd_ready` comes from its registers.)
         self.wr_valid.next = (self.state.q.val() == self.p_write.val())
             & !self.cmd_done.q.val()
             & !self.r_committed.q.val()
