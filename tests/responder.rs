@@ -825,3 +825,48 @@ fn back_to_back_small_requests_are_placed_within_the_responders_cycle_budget() {
     assert_eq!(&got[..want.len()], &want[..], "each request's bytes where its RETH or receive WQE put them");
     assert_eq!(b.dev.read("responder", "rq_wait_cycles").unwrap(), 0, "every SEND found its WQE cached");
 }
+
+#[test]
+fn receive_completions_reach_host_memory_after_their_payload_under_backpressure() {
+    // The responder's payload writes wait in its write queue; the completer's CQEs enter the
+    // write engine only while that queue is empty. With the host holding its ready low 60 % of
+    // cycles, 1 KiB SENDs (16 beats each) queue up behind the engine, yet in the order the host
+    // saw the writes each SEND's bytes come before its receive CQE (one AXI ID: software
+    // polling the CQE finds the data there). (Today the completer's own pace — it takes the
+    // next receive completion only once the last CQE is on its way — keeps the queue short
+    // enough that even an arbiter letting the completer go first passed this: the queue rule
+    // is what keeps the order once the completer is faster.)
+    let host = HostTiming { backpressure: 60, ..HostTiming::default() };
+    let (world, mut a, mut b) = try_two_cards_with_host(LinkConfig::default(), host).unwrap();
+    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
+    const N: usize = 16;
+    const LEN: usize = 1024;
+    let dst = b.alloc_buf(N * LEN, 4096).unwrap();
+    let mr = b.reg_mr(pb, dst.iova, (N * LEN) as u32, access::LOCAL_WRITE).unwrap();
+    let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
+    let (cqa, cqb) = (a.create_cq(64).unwrap(), b.create_cq(64).unwrap());
+    let (_qa, mut qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (0, 0)).unwrap();
+    let recv: Vec<RecvWr> = (0..N).map(|i| RecvWr { wr_id: i as u64, addr: dst.iova + (i * LEN) as u64, length: LEN as u32, lkey: mr.key() }).collect();
+    b.post_recv(&mut qb, &recv).unwrap();
+    world.borrow_mut().run_until(3_000, |_| false);
+    world.borrow_mut().nics[1].dma_write.log = Some(Vec::new());
+    let ctx = *qb.context();
+    for i in 0..N {
+        world.borrow_mut().nics[0].send(request(&ctx, qb.qpn, &(0x04, i as u32, Reth::default(), LEN as u16, true)), &[i as u8; LEN]);
+    }
+    assert!(world.borrow_mut().run_until(200_000, |w| count(w, 1) == N), "card 1 answered every SEND");
+    world.borrow_mut().run_until(2_000, |_| false);
+    let log = world.borrow_mut().nics[1].dma_write.log.take().unwrap();
+    let ring = cqb.ring();
+    // Where in the host's order each SEND's last payload byte and each receive CQE landed.
+    let cqes: Vec<usize> = log.iter().enumerate().filter(|(_, w)| w.within(ring.iova, ring.len as u64)).map(|(k, _)| k).collect();
+    assert_eq!(cqes.len(), N, "one receive CQE per SEND (each written alone)");
+    for (i, &cqe_at) in cqes.iter().enumerate() {
+        let end = dst.iova + (i * LEN + LEN - 1) as u64;
+        let data_at = log.iter().rposition(|w| w.addr <= end && end < w.addr + w.len as u64).expect("the SEND's bytes were written");
+        assert!(data_at < cqe_at, "SEND {i}: its last byte was written after its receive CQE ({data_at} vs {cqe_at} in the host's order)");
+    }
+    let got = b.read_buf(dst.iova, N * LEN).unwrap();
+    assert!(got.chunks(LEN).enumerate().all(|(i, c)| c.iter().all(|&x| x == i as u8)), "every SEND in its own buffer");
+    assert_eq!(b.dev.read("responder", "receives").unwrap() as usize, N);
+}
