@@ -1043,7 +1043,11 @@ impl Logic for Responder {
         self.ack_word.pkey.next = self.c_pkey.q.val();
         self.ack_word.wseq.next = self.issued_seq.q.val();
         // (An answer whose QP was committed while it waited for room is the old QP's: dropped,
-        // so a READ of a QP reset or destroyed meanwhile reads nothing.)
+        // so a READ of a QP reset or destroyed meanwhile reads nothing. The push is spelled
+        // from registers only: one decided by this cycle's inputs would loop through the
+        // queue's `pushed` — Verilator's UNOPTFLAT.)
+        self.answers.push.next = (self.state.q.val() == self.p_ack.val()) & !self.r_committed.q.val();
+        self.ack_push.next = self.answers.pushed.val();
         self.answers.answer.next = self.ack_word.word.val();
         self.answers.done_seq.next = self.done_seq.q.val();
         self.read_job.va.next = self.r_va.q.val();
@@ -1694,10 +1698,6 @@ impl Logic for Responder {
             self.state.d.next = self.p_drain.val();
         }
         self.placed_now.next = ((self.cmd_done.q.val() | self.wr_inc.val()) & self.beat_last.val() & self.wd_ready.val()) | !self.has_payload.val();
-        // (From registers only: a push decided by inputs of this cycle would loop through the
-        // queue's `pushed` — Verilator's UNOPTFLAT.)
-        self.answers.push.next = (self.state.q.val() == self.p_ack.val()) & !self.r_committed.q.val();
-        self.ack_push.next = self.answers.pushed.val();
         // (The QP's ring was emptied by a commit since: no pop for the old QP.)
         self.rt_pop_valid.next = (self.state.q.val() == self.p_write.val())
             & !(self.r_committed.q.val() & !self.cmd_done.q.val())
