@@ -10,9 +10,9 @@ use rnic_driver::verbs::{Cq, Qp, QpAttr, QpCaps, QpState, SendWr, VerbsError};
 use rnic_driver::sim_pair::{connect, sent_packets, two_cards, Card, PathKind};
 
 use rnic_sim::world::LinkConfig;
-use rnic_spec::desc::{send_flags, SendOp, SendWqe};
+use rnic_spec::desc::{send_flags, send_wqe, CqOp, CqStatus, SendOp, SendWqe, INLINE_MAX};
 use rnic_spec::mr::access;
-use rnic_spec::qp::{RequestPacket, WQE_BATCH};
+use rnic_spec::qp::{Payload, RequestPacket, WQE_BATCH};
 use rnic_spec::wire::tx::AtomicArgs;
 use std::collections::{HashMap, VecDeque};
 
@@ -35,6 +35,11 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
     a.write_buf(src.iova, &image).unwrap();
     let mr = a.reg_mr(pd, src.iova, src_len as u32, access::LOCAL_WRITE).unwrap();
     let cq = a.create_cq(1024).unwrap();
+    // Inline payloads come from a buffer in no region; it is overwritten once posted, so the
+    // frames must carry the bytes it held at post time.
+    let inl = a.alloc_buf(4096, 4096).unwrap();
+    let inl_image: Vec<u8> = (0..4096).map(|_| rng.gen()).collect();
+    a.write_buf(inl.iova, &inl_image).unwrap();
 
     // 16 QPs: IPv4 and IPv6, some with a VLAN tag, every path MTU, PSNs near the wrap.
     let pmtus = [256, 512, 1024, 2048, 4096];
@@ -56,6 +61,7 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
     let order: Vec<usize> = (0..qps.len()).collect();
     let mut refused = 0;
     let mut flushed = 0;
+    let mut inlined = 0;
     for (i, qp) in qps.iter_mut().enumerate() {
         let mut list = Vec::new();
         for k in 0..counts[i] {
@@ -68,7 +74,8 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
             };
             let offset = rng.gen_range(0..src_len as u64 - length as u64);
             let bad = rng.gen_range(0..12) == 0 && length > 0;
-            let wr = SendWr {
+            let inline = !bad && !op.is_atomic() && length as usize <= INLINE_MAX && rng.gen();
+            let mut wr = SendWr {
                 wr_id: (i * 100 + k) as u64,
                 op,
                 flags: if rng.gen() { send_flags::SOLICITED } else { 0 } | send_flags::SIGNALED,
@@ -80,15 +87,25 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
                 imm: rng.gen(),
                 atomic: AtomicArgs { value: rng.gen(), compare: rng.gen() },
             };
+            let mut wqe = wr.wqe();
+            if inline {
+                let at = rng.gen_range(0..4096 - length as u64);
+                (wr.local_addr, wr.lkey, wr.flags) = (inl.iova + at, rng.gen(), wr.flags | send_flags::INLINE);
+                wqe = wr.wqe().with_inline(&inl_image[at as usize..][..length as usize]).unwrap();
+                inlined += 1;
+            }
             // Refused itself, or flushed behind a refused one.
             let out = bad || wqes[i].iter().any(|w: &(SendWqe, bool)| w.1);
-            wqes[i].push((wr.wqe(), out));
+            wqes[i].push((wqe, out));
             refused += out as u32;
             flushed += (out && !bad) as u32;
             list.push(wr);
         }
         a.post_send_list(qp, &list).unwrap();
     }
+    assert!(inlined > 3, "the seed posts inline WQEs ({inlined})");
+    a.write_buf(inl.iova, &[0xEE; 4096]).unwrap();
+    world.borrow_mut().nics[0].dma_read.log = Some(Vec::new());
 
     // The reference: each QP's packets in order, and the round-robin order of messages.
     let mut expected: HashMap<u32, VecDeque<RequestPacket>> = HashMap::new();
@@ -121,7 +138,10 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
         let got = sent.remove(dest).unwrap_or_default();
         assert_eq!(got.len(), packets.len(), "packets to QP {dest:#x}");
         for (k, (p, frame)) in packets.iter().zip(&got).enumerate() {
-            let payload = &image[(p.payload_addr - src.iova) as usize..][..p.desc.payload_len as usize];
+            let payload = match &p.payload {
+                Payload::Host(addr) => &image[(addr - src.iova) as usize..][..p.desc.payload_len as usize],
+                Payload::Inline(data) => &data[..p.desc.payload_len as usize],
+            };
             let want = p.desc.packet(payload).unwrap().frame();
             let first_diff = frame.iter().zip(&want).position(|(x, y)| x != y);
             assert!(
@@ -163,11 +183,87 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
     let atomics = frames.iter().filter(|(p, _)| matches!(p.bth.opcode, 0x13 | 0x14)).count();
     assert!(atomics > 3, "the seed sends atomics ({atomics})");
 
+    // Flushes are reported after the last packet left: wait until every WQE is accounted for.
+    let posted = wqes.iter().map(Vec::len).sum::<usize>() as u32;
+    for _ in 0..100 {
+        if a.dev.read("tx_counters", "wqes").unwrap() + a.dev.read("tx_counters", "wqe_errors").unwrap() == posted {
+            break;
+        }
+        world.borrow_mut().run_until(1_000, |_| false);
+    }
     assert_eq!(a.dev.read("tx_counters", "wqes").unwrap() as usize, wqes.iter().map(Vec::len).sum::<usize>() - refused as usize);
     assert_eq!(a.dev.read("tx_counters", "wqe_errors").unwrap(), refused, "refused and flushed WQEs");
     assert!(flushed > 0, "the seed flushes some WQEs behind a refused one");
     assert_eq!(b.dev.read("rx_counters", "accepted").unwrap() as usize, total);
     assert!(world.borrow().nics[0].dma_read.violations.is_empty());
+    let reads = world.borrow().nics[0].dma_read.log.clone().unwrap();
+    assert!(!reads.iter().any(|r| r.addr < inl.iova + 4096 && r.addr + r.len as u64 > inl.iova), "the card read an inline WQE's buffer");
+}
+
+/// Inline SEND and WRITE between two cards: the bytes of post time arrive (the buffer is
+/// overwritten right after the post, and the card never reads it), with no local key; a WQE
+/// the driver would refuse, written into the ring behind its back, is refused by the card.
+#[test]
+fn inline_requests_carry_the_bytes_of_post_time_and_the_card_checks_them() {
+    use rnic_driver::sim_pair::qp_pair;
+    let (world, mut a, mut b) = two_cards(LinkConfig::default());
+    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
+    let src = a.alloc_buf(4096, 4096).unwrap();
+    let dst = b.alloc_buf(4096, 4096).unwrap();
+    let rmr = b.reg_mr(pb, dst.iova, 4096, access::LOCAL_WRITE | access::REMOTE_WRITE).unwrap();
+    let (mut cqa, mut cqb) = (a.create_cq(16).unwrap(), b.create_cq(16).unwrap());
+    let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
+    let caps = QpCaps { sq_entries: 16, rq_entries: 16 };
+    let (mut qa, mut qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, caps, (0x10, 0x20)).unwrap();
+    b.post_recv(&mut qb, &[rnic_driver::verbs::RecvWr { wr_id: 77, addr: dst.iova + 1024, length: 64, lkey: rmr.key() }]).unwrap();
+    a.write_buf(src.iova, b"8 bytes!thirteen bytes").unwrap();
+    let inline = |wr_id, op, at: u64, length| SendWr {
+        wr_id,
+        op,
+        flags: send_flags::SIGNALED | send_flags::INLINE,
+        local_addr: src.iova + at,
+        length,
+        lkey: 0xBAD,
+        remote_addr: dst.iova + 8,
+        rkey: rmr.key(),
+        imm: 0,
+        atomic: Default::default(),
+    };
+    a.post_send_list(&mut qa, &[inline(1, SendOp::Write, 0, 8), inline(2, SendOp::Send, 8, 13)]).unwrap();
+    a.write_buf(src.iova, &[0; 64]).unwrap();
+    world.borrow_mut().nics[0].dma_read.log = Some(Vec::new());
+    let mut wcs = Vec::new();
+    for _ in 0..50 {
+        world.borrow_mut().run_until(2_000, |_| false);
+        wcs.extend(a.poll_cq(&mut cqa, 16).unwrap().iter().map(|w| (w.wr_id, w.status, w.op, w.byte_len)));
+        if wcs.len() == 2 {
+            break;
+        }
+    }
+    assert_eq!(wcs, [(1, CqStatus::Success, CqOp::Write, 8), (2, CqStatus::Success, CqOp::Send, 13)]);
+    assert_eq!(b.read_buf(dst.iova + 8, 8).unwrap(), b"8 bytes!");
+    assert_eq!(b.read_buf(dst.iova + 1024, 13).unwrap(), b"thirteen byte");
+    let recv = b.poll_cq(&mut cqb, 4).unwrap();
+    assert_eq!((recv.len(), recv[0].wr_id, recv[0].byte_len), (1, 77, 13));
+    let reads = world.borrow().nics[0].dma_read.log.clone().unwrap();
+    assert!(!reads.iter().any(|r| r.addr < src.iova + 4096 && r.addr + r.len as u64 > src.iova), "the card read the inline buffer");
+
+    // The driver's own checks.
+    assert_eq!(a.post_send(&mut qa, &inline(3, SendOp::Write, 0, 17)), Err(VerbsError::InlineTooLong(17)));
+    assert_eq!(a.post_send(&mut qa, &inline(3, SendOp::Read, 0, 8)), Err(VerbsError::InlineOp(SendOp::Read)));
+    // The card's, each on a QP of its own: an inline READ (the opcode byte rewritten after
+    // the doorbell, before the card reads the WQE) and 17 inline bytes (the length).
+    for (at, byte, status) in [(send_wqe::OP, SendOp::Read as u8, CqStatus::LocalQpOperation), (send_wqe::LENGTH, 17, CqStatus::LocalLength)] {
+        let (mut qa, _qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, caps, (0, 0)).unwrap();
+        a.post_send_list(&mut qa, &[inline(10, SendOp::Write, 0, 16), inline(11, SendOp::Write, 0, 8)]).unwrap();
+        a.write_buf(qa.context().sq_base + at as u64, &[byte]).unwrap();
+        world.borrow_mut().run_until(20_000, |_| false);
+        let wc: Vec<_> = a.poll_cq(&mut cqa, 4).unwrap().iter().map(|w| (w.wr_id, w.status)).collect();
+        assert_eq!(wc, [(10, status), (11, CqStatus::Flushed)], "{status:?}");
+    }
+    assert_eq!(a.dev.read("tx_counters", "wqe_errors").unwrap(), 4, "two refused, two flushed");
+    let wire = sent_packets(&world.borrow(), 0);
+    assert_eq!(wire.len(), 2, "only the two good requests went out");
 }
 
 #[test]

@@ -608,6 +608,8 @@ pub fn write_json(rows: &[WriteBench]) -> String {
 #[derive(Debug, Clone)]
 pub struct LatBench {
     pub op: &'static str,
+    /// Sent inline (`send_flags::INLINE`, perftest's `-I`): the payload in the WQE.
+    pub inline: bool,
     pub size: usize,
     pub result: crate::perftest::LatResult,
     /// Simulated cycles the row ran, and the wall time it took.
@@ -636,8 +638,9 @@ struct LatEnd {
 /// WRITE's arrival is seen when its last byte — the iteration's count — lands in host memory
 /// (the receiver polls memory, as `ib_write_lat` does); a SEND's and a READ's when its
 /// completion does (as `ib_send_lat` and `ib_read_lat` poll their CQ). Each interval starts
-/// before the driver posts (the doorbell's MMIO write is in it).
-pub fn latency(op: rnic_spec::desc::SendOp, size: usize, iters: usize) -> Result<LatBench, String> {
+/// before the driver posts (the doorbell's MMIO write is in it). `inline`: the payload goes in
+/// the WQE (SEND and WRITE of at most `desc::INLINE_MAX` bytes).
+pub fn latency(op: rnic_spec::desc::SendOp, size: usize, iters: usize, inline: bool) -> Result<LatBench, String> {
     use crate::sim_pair::{qp_pair, try_two_cards, PathKind};
     use crate::verbs::{QpCaps, RecvWr, SendWr};
     use rnic_spec::desc::{send_flags, CqOp, CqStatus, SendOp};
@@ -669,7 +672,8 @@ pub fn latency(op: rnic_spec::desc::SendOp, size: usize, iters: usize) -> Result
     let one = |from: &mut LatEnd, to: &mut LatEnd, n: usize| -> Result<(), String> {
         from.ctx.write_buf(from.base + half - 1, &[n as u8]).map_err(e)?;
         let local = if op == SendOp::Read { from.base + half } else { from.base };
-        let wr = SendWr { wr_id: n as u64, op, flags: send_flags::SIGNALED, local_addr: local, length: size as u32, lkey: from.mr.key(), remote_addr: to.base + half, rkey: to.mr.key(), imm: 0, atomic: Default::default() };
+        let flags = send_flags::SIGNALED | if inline { send_flags::INLINE } else { 0 };
+        let wr = SendWr { wr_id: n as u64, op, flags, local_addr: local, length: size as u32, lkey: from.mr.key(), remote_addr: to.base + half, rkey: to.mr.key(), imm: 0, atomic: Default::default() };
         from.ctx.post_send(&mut from.qp, &wr).map_err(e)?;
         let arrived = match op {
             SendOp::Write => {
@@ -729,17 +733,21 @@ pub fn latency(op: rnic_spec::desc::SendOp, size: usize, iters: usize) -> Result
         _ => "WRITE",
     };
     let cycles = world.borrow().cycles() - first;
-    Ok(LatBench { op, size, result, cycles, sim_seconds: started.elapsed().as_secs_f64() })
+    Ok(LatBench { op, inline, size, result, cycles, sim_seconds: started.elapsed().as_secs_f64() })
 }
 
-/// Every latency row: WRITE, SEND and READ at [`LAT_SIZES`].
+/// Every latency row: WRITE, SEND and READ at [`LAT_SIZES`], then WRITE and SEND of 8 bytes
+/// inline.
 pub fn latencies(iters: usize) -> Result<Vec<LatBench>, String> {
     use rnic_spec::desc::SendOp;
     let mut rows = Vec::new();
     for op in [SendOp::Write, SendOp::Send, SendOp::Read] {
         for size in LAT_SIZES {
-            rows.push(latency(op, size, iters)?);
+            rows.push(latency(op, size, iters, false)?);
         }
+    }
+    for op in [SendOp::Write, SendOp::Send] {
+        rows.push(latency(op, 8, iters, true)?);
     }
     Ok(rows)
 }
@@ -747,13 +755,14 @@ pub fn latencies(iters: usize) -> Result<Vec<LatBench>, String> {
 /// The rows in perftest's latency columns (µs at 250 MHz), with the cycles beside.
 pub fn lat_table(rows: &[LatBench]) -> String {
     let mut out = String::new();
-    writeln!(out, "{:<5} {:>7} {:>11} {:>11} {:>11} {:>15} {:>11} {:>13} {:>20} {:>22} {:>15} {:>12}", "op", "#bytes", "#iterations", "t_min[usec]", "t_max[usec]", "t_typical[usec]", "t_avg[usec]", "t_stdev[usec]", "99% percentile[usec]", "99.9% percentile[usec]", "typical cycles", "sim cycles/s").expect("string");
+    writeln!(out, "{:<8} {:>7} {:>11} {:>11} {:>11} {:>15} {:>11} {:>13} {:>20} {:>22} {:>15} {:>12}", "op", "#bytes", "#iterations", "t_min[usec]", "t_max[usec]", "t_typical[usec]", "t_avg[usec]", "t_stdev[usec]", "99% percentile[usec]", "99.9% percentile[usec]", "typical cycles", "sim cycles/s").expect("string");
     for r in rows {
         let l = &r.result;
         writeln!(
             out,
-            "{:<5} {:>7} {:>11} {:>11.3} {:>11.3} {:>15.3} {:>11.3} {:>13.3} {:>20.3} {:>22.3} {:>15.0} {:>12.0}",
-            r.op, l.size, l.iters, l.min, l.max, l.typical, l.avg, l.stdev, l.p99, l.p999, l.typical * CLOCK_MHZ, r.cycles as f64 / r.sim_seconds
+            "{:<8} {:>7} {:>11} {:>11.3} {:>11.3} {:>15.3} {:>11.3} {:>13.3} {:>20.3} {:>22.3} {:>15.0} {:>12.0}",
+            format!("{}{}", r.op, if r.inline { " -I" } else { "" }),
+            l.size, l.iters, l.min, l.max, l.typical, l.avg, l.stdev, l.p99, l.p999, l.typical * CLOCK_MHZ, r.cycles as f64 / r.sim_seconds
         )
         .expect("string");
     }
@@ -762,7 +771,8 @@ pub fn lat_table(rows: &[LatBench]) -> String {
         "\nTwo simulated cards through the driver, PMTU 4096, host memory 800 ns read / 400 ns write away, {CLOCK_MHZ} MHz. \
          WRITE and SEND: half the ping-pong round trip (each side answers the other's message), the WRITE seen when its last \
          byte lands in host memory, the SEND when its receive completion does; READ: the whole round trip to its completion. \
-         Each interval starts before the driver posts, so the doorbell's MMIO write is in it."
+         Each interval starts before the driver posts, so the doorbell's MMIO write is in it. -I: sent inline (perftest's \
+         -I; the payload copied into the WQE at post time, so the card reads no payload)."
     )
     .expect("string");
     out
@@ -773,7 +783,7 @@ pub fn lat_json(rows: &[LatBench]) -> String {
     for r in rows {
         let l = &r.result;
         let j = serde_json::json!({
-            "op": r.op, "bytes": l.size, "iterations": l.iters, "t_min_us": l.min, "t_max_us": l.max, "t_typical_us": l.typical,
+            "op": r.op, "inline": r.inline, "bytes": l.size, "iterations": l.iters, "t_min_us": l.min, "t_max_us": l.max, "t_typical_us": l.typical,
             "t_avg_us": l.avg, "t_stdev_us": l.stdev, "p99_us": l.p99, "p999_us": l.p999, "typical_cycles": l.typical * CLOCK_MHZ,
             "half_round_trip": r.op != "READ", "sim_cycles": r.cycles, "sim_seconds": r.sim_seconds,
         });

@@ -12,7 +12,7 @@
 
 use crate::bus::{Bus, BusError};
 use crate::device::{Device, DeviceError};
-use rnic_spec::desc::{cqe_flags, doorbell, send_flags, CqOp, CqStatus, Cqe, RecvWqe, SendOp, SendWqe, CQE_LEN, RECV_WQE_LEN, SEND_WQE_LEN};
+use rnic_spec::desc::{cqe_flags, doorbell, send_flags, CqOp, CqStatus, Cqe, RecvWqe, SendOp, SendWqe, CQE_LEN, INLINE_MAX, RECV_WQE_LEN, SEND_WQE_LEN};
 use std::collections::{HashMap, HashSet};
 use rnic_spec::mr::{self, MemoryRegion};
 use rnic_spec::qp::{PortAddress, QpContext, RemoteIp, MAX_MESSAGE, PMTU_LOG2_MAX, PMTU_LOG2_MIN, RD_SLOTS, RQ_LOG_SIZE_MAX, SQ_LOG_SIZE_MAX};
@@ -67,6 +67,10 @@ pub enum VerbsError {
     TooLong(u64),
     /// An atomic whose local buffer is not 8 bytes.
     AtomicLength(u32),
+    /// Inline data longer than a WQE holds.
+    InlineTooLong(u32),
+    /// Inline data asked for on an operation without payload (READ, atomics).
+    InlineOp(SendOp),
     /// The protection domain is not one of this context's, or was deallocated.
     UnknownPd(u16),
     /// The completion queue is not one of this context's, or was destroyed.
@@ -105,6 +109,10 @@ impl std::fmt::Display for VerbsError {
             VerbsError::Unsupported(what) => write!(f, "{what} is not supported by this card yet"),
             VerbsError::TooLong(n) => write!(f, "{n} bytes is longer than an RC message may be ({MAX_MESSAGE})"),
             VerbsError::AtomicLength(n) => write!(f, "an atomic's local buffer is {n} bytes: it must be 8, the size of the original value it receives"),
+            VerbsError::InlineTooLong(n) => {
+                write!(f, "{n} bytes do not fit inline (at most {INLINE_MAX}): post it without send_flags::INLINE")
+            }
+            VerbsError::InlineOp(op) => write!(f, "{op:?} carries no payload to send inline: post it without send_flags::INLINE"),
             VerbsError::UnknownPd(pd) => write!(f, "protection domain {pd} is not allocated: use one alloc_pd returned"),
             VerbsError::UnknownCq(cqn) => write!(f, "completion queue {cqn} does not exist: use one create_cq returned"),
             VerbsError::InUse(what, by) => write!(f, "{what} is in use by {by}: release that first"),
@@ -231,7 +239,9 @@ pub struct QpAttr {
 pub struct SendWr {
     pub wr_id: u64,
     pub op: SendOp,
-    /// `desc::send_flags`.
+    /// `desc::send_flags`. With `INLINE` (SEND and WRITE of at most `desc::INLINE_MAX`
+    /// bytes) `post_send` copies the bytes at `local_addr` into the WQE: the card reads no
+    /// buffer, `lkey` is not used, and the buffer may change as soon as the post returns.
     pub flags: u8,
     pub local_addr: u64,
     pub length: u32,
@@ -925,6 +935,10 @@ impl<B: Bus> Context<B> {
         let sig_all = book.sig_all;
         for wr in wrs {
             let mut wqe = wr.wqe();
+            if wr.flags & send_flags::INLINE != 0 {
+                let data = self.read_buf(wr.local_addr, wr.length as usize)?;
+                wqe = wqe.with_inline(&data).expect("checked by check_send");
+            }
             if sig_all {
                 wqe.flags |= send_flags::SIGNALED;
             }
@@ -979,6 +993,14 @@ impl<B: Bus> Context<B> {
         }
         if wr.op.is_atomic() && wr.length != 8 {
             return Err(VerbsError::AtomicLength(wr.length));
+        }
+        if wr.flags & send_flags::INLINE != 0 {
+            if wr.op == SendOp::Read || wr.op.is_atomic() {
+                return Err(VerbsError::InlineOp(wr.op));
+            }
+            if wr.length as usize > INLINE_MAX {
+                return Err(VerbsError::InlineTooLong(wr.length));
+            }
         }
         Ok(())
     }

@@ -42,7 +42,13 @@ pub mod send_wqe {
     pub const SWAP_ADD: usize = 48;
     /// COMPARE & SWAP: the value compared with the remote word.
     pub const COMPARE: usize = 56;
+    /// A WQE with `send_flags::INLINE` carries its payload here (over the atomic operands,
+    /// which a SEND or WRITE does not use), at most [`INLINE_MAX`](super::INLINE_MAX) bytes.
+    pub const INLINE_DATA: usize = 48;
 }
+
+/// Largest payload a send WQE carries inline: the 16 bytes of the atomic operands.
+pub const INLINE_MAX: usize = 16;
 
 /// What a send work request asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +87,10 @@ pub mod send_flags {
     pub const SIGNALED: u8 = 1 << 0;
     /// Set the solicited-event bit on the last packet.
     pub const SOLICITED: u8 = 1 << 1;
+    /// The payload is in the WQE (`send_wqe::INLINE_DATA`, `length` <= `INLINE_MAX`), copied
+    /// there when the request was posted: the card reads no buffer and checks no local key
+    /// (as `IBV_SEND_INLINE`). SEND and RDMA WRITE only.
+    pub const INLINE: u8 = 1 << 2;
 }
 
 /// A send work queue entry (one scatter/gather element).
@@ -204,6 +214,29 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 }
 
 impl SendWqe {
+    /// The inline payload area (`send_flags::INLINE`): the atomic operands' 16 bytes.
+    pub fn inline_data(&self) -> [u8; INLINE_MAX] {
+        let mut d = [0; INLINE_MAX];
+        d[..8].copy_from_slice(&self.swap_add.to_le_bytes());
+        d[8..].copy_from_slice(&self.compare.to_le_bytes());
+        d
+    }
+
+    /// Carry `data` inline: the flag, the length and the bytes (the rest of the area zero).
+    /// `None` when it does not fit.
+    pub fn with_inline(mut self, data: &[u8]) -> Option<SendWqe> {
+        if data.len() > INLINE_MAX {
+            return None;
+        }
+        let mut d = [0; INLINE_MAX];
+        d[..data.len()].copy_from_slice(data);
+        self.swap_add = u64::from_le_bytes(d[..8].try_into().expect("8 bytes"));
+        self.compare = u64::from_le_bytes(d[8..].try_into().expect("8 bytes"));
+        self.flags |= send_flags::INLINE;
+        self.length = data.len() as u32;
+        Some(self)
+    }
+
     pub fn pack(&self) -> [u8; SEND_WQE_LEN] {
         use send_wqe::*;
         let mut b = [0u8; SEND_WQE_LEN];
@@ -374,5 +407,15 @@ mod tests {
         want[10] = 0;
         want[11] = 0;
         assert_eq!(w.pack().to_vec(), want);
+        // Inline data: byte i of the payload is byte INLINE_DATA + i of the entry.
+        let data: Vec<u8> = (0xA0..0xA0 + INLINE_MAX as u8).collect();
+        let inl = w.with_inline(&data).expect("fits");
+        assert_eq!(&inl.pack()[send_wqe::INLINE_DATA..], &data[..]);
+        assert_eq!(inl.pack()[send_wqe::FLAGS], 0x0A | send_flags::INLINE);
+        assert_eq!(inl.length, INLINE_MAX as u32);
+        assert_eq!(SendWqe::parse(&inl.pack()).inline_data().to_vec(), data);
+        let short = w.with_inline(&data[..5]).expect("fits");
+        assert_eq!(&short.pack()[48..64], &[0xA0, 0xA1, 0xA2, 0xA3, 0xA4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        assert!(w.with_inline(&[0; INLINE_MAX + 1]).is_none());
     }
 }

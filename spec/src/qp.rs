@@ -9,7 +9,7 @@
 //! local key must allow reading the whole local buffer (C10-…: a requester validates its own
 //! keys), and the request must be one this requester sends.
 
-use crate::desc::{send_flags, SendOp, SendWqe};
+use crate::desc::{send_flags, SendOp, SendWqe, INLINE_MAX};
 use crate::mr::{self, AccessError, MemoryRegion};
 use crate::regs::{qp_flags, qp_state};
 use crate::responder::{OP_CMP_SWAP, OP_FETCH_ADD, OP_READ_REQUEST};
@@ -158,14 +158,26 @@ pub enum WqeError {
     AtomicLength(u32),
     /// The local key does not allow reading the buffer (writing it, for an RDMA READ).
     LocalKey(AccessError),
+    /// Inline data (`send_flags::INLINE`) longer than the WQE holds (`INLINE_MAX`).
+    InlineTooLong(u32),
+    /// Inline data on an RDMA READ or an atomic: they carry no payload.
+    InlineOp(SendOp),
 }
 
-/// One packet of a request: the descriptor for the transmit engine and where its payload is
-/// in host memory.
+/// Where a request packet's payload comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Payload {
+    /// Read from host memory at this address.
+    Host(u64),
+    /// The WQE's inline bytes (the first `payload_len` of them).
+    Inline([u8; INLINE_MAX]),
+}
+
+/// One packet of a request: the descriptor for the transmit engine and its payload's source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RequestPacket {
     pub desc: TxDescriptor,
-    pub payload_addr: u64,
+    pub payload: Payload,
 }
 
 /// Opcode of a request packet: SEND and RDMA WRITE lay their six opcodes out alike from their
@@ -234,10 +246,20 @@ impl QpContext {
         if op.is_atomic() && wqe.length != 8 {
             return Err(WqeError::AtomicLength(wqe.length));
         }
+        let inline = wqe.flags & send_flags::INLINE != 0;
+        if inline && (op == SendOp::Read || op.is_atomic()) {
+            return Err(WqeError::InlineOp(op));
+        }
+        if inline && wqe.length > INLINE_MAX as u32 {
+            return Err(WqeError::InlineTooLong(wqe.length));
+        }
         // An RDMA READ's responses and an atomic's original value are written into the local
         // buffer.
         let need = if op == SendOp::Read || op.is_atomic() { mr::access::LOCAL_WRITE } else { mr::access::LOCAL_READ };
-        mr::check(mrs, wqe.lkey, self.pd, wqe.local_addr, wqe.length, need).map_err(WqeError::LocalKey)?;
+        // Inline data was copied at post time: no buffer is read, no local key checked.
+        if !inline {
+            mr::check(mrs, wqe.lkey, self.pd, wqe.local_addr, wqe.length, need).map_err(WqeError::LocalKey)?;
+        }
         let ip = self.ip_pair(port);
         if op == SendOp::Read || op.is_atomic() {
             // One request packet, no payload; a READ's responses take the PSNs after it, an
@@ -261,7 +283,7 @@ impl QpContext {
                     payload_len: 0,
                     ..self.descriptor(port, ip)
                 },
-                payload_addr: wqe.local_addr,
+                payload: Payload::Host(wqe.local_addr),
             }]);
         }
         let n = packet_count(wqe.length, self.pmtu_log2);
@@ -287,7 +309,7 @@ impl QpContext {
                         payload_len: len as u16,
                         ..self.descriptor(port, ip)
                     },
-                    payload_addr: wqe.local_addr.wrapping_add(offset as u64),
+                    payload: if inline { Payload::Inline(wqe.inline_data()) } else { Payload::Host(wqe.local_addr.wrapping_add(offset as u64)) },
                 }
             })
             .collect())
@@ -453,7 +475,7 @@ pub(crate) mod tests {
         let lens: Vec<u16> = p.iter().map(|p| p.desc.payload_len).collect();
         assert_eq!(lens, [1024, 1024, 452]);
         assert_eq!(p[0].desc.reth, Reth { va: 0x9000, rkey: 7, dma_len: 2500 });
-        assert_eq!(p[2].payload_addr, 0x10_0010 + 2048);
+        assert_eq!(p[2].payload, Payload::Host(0x10_0010 + 2048));
         assert!(p[2].desc.ack_req && p[2].desc.se && !p[0].desc.ack_req && !p[1].desc.se);
         // Inside a long message, PSNs 63, 127, ... ask for an acknowledge too.
         let long = SendWqe { length: 130 * 1024, ..wqe };
@@ -489,6 +511,18 @@ pub(crate) mod tests {
         assert_eq!(ctx().request(&port, &mrs, &cas, 3).unwrap()[0].desc.opcode, OP_CMP_SWAP);
         mrs[1] = Some(mr);
         assert_eq!(ctx().request(&port, &mrs, &cas, 0), Err(WqeError::LocalKey(AccessError::NoAccess)));
+        // Inline: one packet whose payload is the WQE's bytes; no local key (none would pass).
+        let inl = SendWqe { lkey: 0xDEAD, local_addr: 0, ..wqe }.with_inline(b"eight by").unwrap();
+        let p = ctx().request(&port, &mrs, &inl, 9).unwrap();
+        assert_eq!((p.len(), p[0].desc.opcode, p[0].desc.payload_len), (1, 0x0B, 8));
+        assert_eq!(p[0].payload, Payload::Inline(*b"eight by\0\0\0\0\0\0\0\0"));
+        assert_eq!(p[0].desc.reth, Reth { va: 0x9000, rkey: 7, dma_len: 8 });
+        let long = SendWqe { length: INLINE_MAX as u32 + 1, ..inl };
+        assert_eq!(ctx().request(&port, &mrs, &long, 0), Err(WqeError::InlineTooLong(17)));
+        let read = SendWqe { op: SendOp::Read as u8, ..inl };
+        assert_eq!(ctx().request(&port, &mrs, &read, 0), Err(WqeError::InlineOp(SendOp::Read)));
+        let cas = SendWqe { flags: send_flags::INLINE, ..cas };
+        assert_eq!(ctx().request(&port, &mrs, &cas, 0), Err(WqeError::InlineOp(SendOp::CmpSwap)));
     }
 
     #[test]

@@ -92,11 +92,19 @@ pack_word! { lsb_first BatchBytes: 16 { zero: 6, count: 5 } }
 const _: () = assert!(WQE_BATCH == 16 && WQE_BATCH_BITS == 4);
 pack_word! {
     /// One packet for the transmit engine (the source addresses are the port's).
-    lsb_first TxDescWord: 621 {
+    lsb_first TxDescWord: 622 {
         opcode: 8, se: 1, ack_req: 1, psn: 24, va: 64, rkey: 32, dma_len: 32, imm: 32,
         payload_len: 13, dest_qp: 24, mac: 48, ipv6: 1, vlan: 1, vlan_tci: 16, dscp: 6, ecn: 2,
         ttl: 8, flow_label: 20, udp_sport: 16, ip: 128, pkey: 16, atomic_value: 64, atomic_compare: 64,
+        inline: 1,
     }
+}
+/// Width of [`TxDescWord`] (the macro takes a literal).
+const DESC_BITS: usize = 622;
+pack_word! {
+    /// The payload beat of an inline packet: the WQE's 16 inline bytes, byte 0 first (they
+    /// travel in the descriptor's atomic operand fields, which a SEND or WRITE does not use).
+    lsb_first InlineBeat: 512 { low: 64, high: 64 }
 }
 
 /// Bit offset of a descriptor field (the word is wider than 512 bits).
@@ -294,7 +302,7 @@ crate::hdl_block! {
         st_flushed: Constant<Bits<8>> = c::<8>(rnic_spec::desc::CqStatus::Flushed as u64),
         pi_ram: RAM<Bits<16>, QP_SLOT_BITS>,
         ready: RamFifo<READY_PTR, QP_SLOT_BITS, QP_SLOT_BITS, 1, 1>,
-        descs: RamFifo<DESC_PTR, DESC_ADDR, 621, 1, 1>,
+        descs: RamFifo<DESC_PTR, DESC_ADDR, DESC_BITS, 1, 1>,
         st_commit: SqStateWord,
         st_back: SqStateWord,
         wqe_off: WqeOffset,
@@ -325,6 +333,7 @@ crate::hdl_block! {
         zero3: Constant<Bits<3>> = c::<3>(0),
         zero6: Constant<Bits<6>> = c::<6>(0),
         zero8: Constant<Bits<8>> = c::<8>(0),
+        zero_len: Constant<Bits<LEN_BITS>> = c::<LEN_BITS>(0),
         zero16: Constant<Bits<16>> = c::<16>(0),
         zero32: Constant<Bits<32>> = c::<32>(0),
         one6: Constant<Bits<6>> = c::<6>(1),
@@ -510,7 +519,20 @@ crate::hdl_block! {
         step: Signal<Local, Bit>,
         pl_inc: Signal<Local, Bit>,
         pl_dec: Signal<Local, Bit>,
-        out: Signal<Local, Bits<621>>,
+        out: Signal<Local, Bits<DESC_BITS>>,
+        /// The WQE carries its payload (`send_flags::INLINE`): no payload read, no key check.
+        w_inline: Signal<Local, Bit>,
+        inline_len_bad: Signal<Local, Bit>,
+        inline_op_bad: Signal<Local, Bit>,
+        /// An inline packet's payload beat, owed to the transmit engine since its descriptor
+        /// went (it goes before any payload read data behind it).
+        il_valid: DFF<Bit>,
+        il_low: DFF<Bits<64>>,
+        il_high: DFF<Bits<64>>,
+        il_beat: InlineBeat,
+        d_inline: Constant<Bits<10>> = desc_at("inline"),
+        inline_flag: Constant<Bits<8>> = c::<8>(rnic_spec::desc::send_flags::INLINE as u64),
+        inline_max: Constant<Bits<32>> = c::<32>(rnic_spec::desc::INLINE_MAX as u64),
     }
 }
 
@@ -525,7 +547,7 @@ impl Logic for Requester {
             c_vlan_tci, c_traffic, c_flow_label, c_udp_sport, c_ip, c_pkey, c_pmtu, c_base, c_mask, c_pd, ci, pi,
             psn, w_op, w_flags, w_imm, w_laddr, w_len, w_lkey, w_raddr, w_rkey, w_swap, w_compare, w_error, left, addr, first, d_done,
             c_done, pl_out, r_valid, r_addr, r_len, wqe_count, error_count, wq_at, batch, got, batch_err, broken, rep_status,
-            rw_pend, rw_r, hi, hi_psn, stop_at, skipping, skip_psn, resent_count, stale, rd_tail, rd_head_r, rd_limit
+            rw_pend, rw_r, hi, hi_psn, stop_at, skipping, skip_psn, resent_count, stale, rd_tail, rd_head_r, rd_limit, il_valid, il_low, il_high
         );
         self.wq_ram.read_clock.next = self.clock.val();
         self.wq_ram.write_clock.next = self.clock.val();
@@ -680,11 +702,17 @@ impl Logic for Requester {
         // DMA read data: the WQE when the FSM waits for it and no payload is ahead of it (the
         // condition is spelled out in each use: a shared local would join the engine's ready
         // and valid in one combinational block for Verilator).
-        self.txp_valid.next =
-            self.rdd_valid.val() & !((self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val()));
+        // An inline packet's beat goes first: its descriptor left before any read data behind it.
+        self.txp_valid.next = self.il_valid.q.val()
+            | (self.rdd_valid.val() & !((self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val())));
+        self.il_beat.low.next = self.il_low.q.val();
+        self.il_beat.high.next = self.il_high.q.val();
         self.txp_data.next = self.rdd_data.val();
-        self.rdd_ready.next =
-            ((self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val())) | self.txp_ready.val();
+        if self.il_valid.q.val() {
+            self.txp_data.next = self.il_beat.word.val();
+        }
+        self.rdd_ready.next = ((self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val()))
+            | (self.txp_ready.val() & !self.il_valid.q.val());
 
         // The packet the FSM is on (meaningful in S_PKT).
         self.pmtu32.next = self.one32.val() << self.c_pmtu.q.val();
@@ -696,6 +724,9 @@ impl Logic for Requester {
         self.pmtu64.next = self.one64.val() << self.c_pmtu.q.val();
         self.is_atomic.next = (self.w_op.q.val() == self.op_cas.val()) | (self.w_op.q.val() == self.op_faa.val());
         self.is_read.next = (self.w_op.q.val() == self.op_read.val()) | self.is_atomic.val();
+        self.w_inline.next = (self.w_flags.q.val() & self.inline_flag.val()) != self.zero8.val();
+        self.inline_len_bad.next = self.w_inline.val() & (self.w_len.q.val() > self.inline_max.val());
+        self.inline_op_bad.next = self.w_inline.val() & self.is_read.val();
         self.atomic_len_bad.next = self.is_atomic.val() & (self.w_len.q.val() != self.eight32.val());
         self.last.next = (self.left.q.val() <= self.pmtu32.val()) | self.is_read.val();
         self.len.next = self.pmtu32.val();
@@ -736,7 +767,7 @@ impl Logic for Requester {
                 self.opcode.next = self.op_cmp_swap.val();
             }
         }
-        self.need_cmd.next = self.len.val() != self.zero32.val();
+        self.need_cmd.next = (self.len.val() != self.zero32.val()) & !self.w_inline.val();
         self.desc_room.next = (self.desc_tail.q.val() - self.descs.head.val()) < self.desc_capacity.val();
 
         self.desc_word.opcode.next = self.opcode.val();
@@ -783,6 +814,10 @@ impl Logic for Requester {
         self.desc_word.pkey.next = self.c_pkey.q.val();
         self.desc_word.atomic_value.next = self.w_swap.q.val();
         self.desc_word.atomic_compare.next = self.w_compare.q.val();
+        self.desc_word.inline.next = self.zero1.val();
+        if self.w_inline.val() {
+            self.desc_word.inline.next = self.one1.val();
+        }
 
         // (Packets before the PSN are skipped; a READ is sent whole, its responses placed once.)
         self.skip_now.next = self.skipping.q.val()
@@ -844,6 +879,7 @@ impl Logic for Requester {
         self.pl_dec.next = self.rdd_valid.val()
             & self.rdd_last.val()
             & self.txp_ready.val()
+            & !self.il_valid.q.val()
             & !((self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val()));
         if self.pl_inc.val() & !self.pl_dec.val() {
             self.pl_out.d.next = self.pl_out.q.val() + self.one6.val();
@@ -897,7 +933,9 @@ impl Logic for Requester {
         self.behind.next = self.resend.val()
             & (self.done_ram.read_data.val() != self.ci.q.val())
             & ((self.done_ram.read_data.val() - self.ci.q.val()) <= (self.hi.q.val() - self.ci.q.val()));
-        self.check_bad.next = (self.mr_res_error.val() != self.zero3.val())
+        self.check_bad.next = ((self.mr_res_error.val() != self.zero3.val()) & !self.w_inline.val())
+            | self.inline_len_bad.val()
+            | self.inline_op_bad.val()
             | self.w_error.q.val()
             | (self.w_op.q.val() > self.max_op.val())
             | (self.w_len.q.val() > self.max_message.val())
@@ -1122,10 +1160,10 @@ impl Logic for Requester {
                 }
                 self.state.d.next = self.s_report.val();
                 self.rep_status.d.next = self.st_protection.val();
-                if (self.w_len.q.val() > self.max_message.val()) | self.atomic_len_bad.val() {
+                if (self.w_len.q.val() > self.max_message.val()) | self.atomic_len_bad.val() | self.inline_len_bad.val() {
                     self.rep_status.d.next = self.st_length.val();
                 }
-                if self.w_error.q.val() | (self.w_op.q.val() > self.max_op.val()) {
+                if self.w_error.q.val() | (self.w_op.q.val() > self.max_op.val()) | self.inline_op_bad.val() {
                     self.rep_status.d.next = self.st_operation.val();
                 }
                 if self.broken.q.val() {
@@ -1288,6 +1326,18 @@ impl Logic for Requester {
         self.out.next = self.descs.out_a.val();
         self.txd_valid.next = self.descs.out_valid.val();
         self.descs.out_ready.next = self.txd_ready.val();
+        if self.il_valid.q.val() & self.txp_ready.val() {
+            self.il_valid.d.next = false;
+        }
+        if self.descs.out_valid.val()
+            & self.txd_ready.val()
+            & self.out.val().get_bit(self.d_inline.val().index())
+            & (self.out.val().get_bits::<LEN_BITS>(self.d_payload_len.val().index()) != self.zero_len.val())
+        {
+            self.il_valid.d.next = true;
+            self.il_low.d.next = self.out.val().get_bits::<64>(self.d_atomic_value.val().index());
+            self.il_high.d.next = self.out.val().get_bits::<64>(self.d_atomic_compare.val().index());
+        }
         self.txd_opcode.next = self.out.val().get_bits::<8>(self.d_opcode.val().index());
         self.txd_se.next = self.out.val().get_bit(self.d_se.val().index());
         self.txd_ack_req.next = self.out.val().get_bit(self.d_ack_req.val().index());
