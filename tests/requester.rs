@@ -293,3 +293,86 @@ fn verbs_refuse_bad_requests_before_the_card_sees_them() {
     let e = a.reg_mr(pd, u64::MAX - 1, 4, 0).unwrap_err();
     assert!(e.to_string().contains("wrap"), "{e}");
 }
+
+/// A single WQE posted onto an empty send queue is pushed through BAR0 with its doorbell:
+/// the card sends it without reading the ring (the ring slot, overwritten after the post, does
+/// not matter); a list, or a post behind outstanding WQEs, goes through the ring; and a pushed
+/// WQE the card cannot use in place (its index behind the QP's next WQE; a driver may push at
+/// any time) is retired, never sent.
+#[test]
+fn a_pushed_wqe_is_sent_without_reading_the_ring() {
+    use rnic_driver::sim_pair::qp_pair;
+    let (world, mut a, mut b) = two_cards(LinkConfig::default());
+    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
+    let src = a.alloc_buf(4096, 4096).unwrap();
+    let image: Vec<u8> = (0..4096u32).map(|i| (i * 7 + 3) as u8).collect();
+    a.write_buf(src.iova, &image).unwrap();
+    let lmr = a.reg_mr(pa, src.iova, 4096, access::LOCAL_WRITE).unwrap();
+    let dst = b.alloc_buf(4096, 4096).unwrap();
+    let rmr = b.reg_mr(pb, dst.iova, 4096, access::LOCAL_WRITE | access::REMOTE_WRITE).unwrap();
+    let (mut cqa, cqb) = (a.create_cq(16).unwrap(), b.create_cq(16).unwrap());
+    let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
+    let (mut qa, _qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, QpCaps { sq_entries: 16, rq_entries: 16 }, (0, 0)).unwrap();
+    let ring = (qa.context().sq_base, 16 * 64u64);
+    let write = |id: u64| SendWr {
+        wr_id: id,
+        op: SendOp::Write,
+        flags: send_flags::SIGNALED,
+        local_addr: src.iova + 64 * id,
+        length: 64,
+        lkey: lmr.key(),
+        remote_addr: dst.iova + 64 * id,
+        rkey: rmr.key(),
+        imm: 0,
+        atomic: Default::default(),
+    };
+    world.borrow_mut().nics[0].dma_read.log = Some(Vec::new());
+    let mut run = |a: &mut Card, n: usize| {
+        let mut wcs = Vec::new();
+        for _ in 0..40 {
+            world.borrow_mut().run_until(1_000, |_| false);
+            wcs.extend(a.poll_cq(&mut cqa, 16).unwrap().iter().map(|w| (w.wr_id, w.status)));
+            if wcs.len() == n {
+                break;
+            }
+        }
+        let reads = world.borrow_mut().nics[0].dma_read.log.replace(Vec::new()).unwrap();
+        let ring_reads = reads.iter().filter(|r| r.addr < ring.0 + ring.1 && r.addr + r.len as u64 > ring.0).count();
+        (wcs, ring_reads)
+    };
+
+    // Pushed: no ring read, even with the ring's copy made garbage right after the post.
+    a.post_send(&mut qa, &write(0)).unwrap();
+    a.write_buf(ring.0, &[0xFF; 64]).unwrap();
+    assert_eq!(run(&mut a, 1), (vec![(0, CqStatus::Success)], 0));
+    // A list: the card reads its batch.
+    a.post_send_list(&mut qa, &[write(1), write(2)]).unwrap();
+    assert_eq!(run(&mut a, 2), (vec![(1, CqStatus::Success), (2, CqStatus::Success)], 1));
+    // Behind more than PUSH_OUTSTANDING_MAX outstanding WQEs: the doorbell alone (the third
+    // here is read from the ring).
+    for id in 3..5 {
+        a.post_send(&mut qa, &write(id)).unwrap();
+    }
+    let (wcs, ring_reads) = run(&mut a, 2);
+    assert_eq!((wcs, ring_reads), (vec![(3, CqStatus::Success), (4, CqStatus::Success)], 0), "two pushed");
+    for id in 5..8 {
+        a.post_send(&mut qa, &write(id)).unwrap();
+    }
+    let (wcs, ring_reads) = run(&mut a, 3);
+    assert_eq!((wcs, ring_reads >= 1), (vec![(5, CqStatus::Success), (6, CqStatus::Success), (7, CqStatus::Success)], true));
+    // A list, then a push of its last WQE's index with other contents (it would write slot
+    // 12): the card has fetched the batch from the ring, the pushed copy is never sent.
+    a.post_send_list(&mut qa, &[write(8), write(9)]).unwrap();
+    let stray = SendWr { remote_addr: dst.iova + 64 * 12, ..write(9) }.wqe();
+    a.dev.push_send_wqe(qa.qpn as u16, 10, &stray.pack()).unwrap();
+    assert_eq!(run(&mut a, 2).0, [(8, CqStatus::Success), (9, CqStatus::Success)]);
+    // Push off: the ring is read (and the stale push retired by that fetch).
+    a.set_wqe_push(false);
+    a.post_send(&mut qa, &write(10)).unwrap();
+    assert_eq!(run(&mut a, 1), (vec![(10, CqStatus::Success)], 1));
+    a.set_wqe_push(true);
+    a.post_send(&mut qa, &write(11)).unwrap();
+    assert_eq!(run(&mut a, 1), (vec![(11, CqStatus::Success)], 0));
+    assert_eq!(b.read_buf(dst.iova, 12 * 64).unwrap(), image[..12 * 64], "every WRITE landed");
+    assert_eq!(b.read_buf(dst.iova + 12 * 64, 64).unwrap(), [0; 64], "the stray pushed copy was not sent");
+}

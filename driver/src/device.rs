@@ -156,6 +156,22 @@ impl<B: Bus> Device<B> {
         Ok(self.bus.write32(base + r.offset, value)?)
     }
 
+    /// Whether the card has the block called `name` (one this driver knows).
+    pub fn has(&self, name: &'static str) -> bool {
+        self.base(name).is_ok()
+    }
+
+    /// Push send WQE `wqe` through BAR0 with the send-queue doorbell that posts it (`index`:
+    /// the new producer index, the WQE being the entry before it). The card then takes the
+    /// WQE from its registers instead of reading it from the ring (the WQE must be in the ring
+    /// too: a resend reads it there).
+    pub fn push_send_wqe(&mut self, qpn: u16, index: u16, wqe: &[u8; rnic_spec::desc::SEND_WQE_LEN]) -> Result<(), DeviceError> {
+        for (i, w) in wqe.chunks(4).enumerate() {
+            self.write("push", &format!("wqe_{i}"), u32::from_le_bytes(w.try_into().expect("4 bytes")))?;
+        }
+        self.write("push", "sq", rnic_spec::desc::doorbell(qpn, index))
+    }
+
     pub fn info(&mut self) -> Result<Info, DeviceError> {
         Ok(Info {
             datapath_bits: self.read("id", "datapath_bits")?,
@@ -362,9 +378,9 @@ mod tests {
         // Unknown block types are skipped, not refused.
         let mut bar = FakeBar::new();
         let last = regs::BLOCKS.last().unwrap().base;
-        bar.0.insert(last + BLOCK_NEXT, 0xA00);
-        bar.0.insert(0xA00 + BLOCK_TYPE, 0x7777_0000);
-        bar.0.insert(0xA00 + BLOCK_VERSION, 3);
+        bar.0.insert(last + BLOCK_NEXT, 0xB00);
+        bar.0.insert(0xB00 + BLOCK_TYPE, 0x7777_0000);
+        bar.0.insert(0xB00 + BLOCK_VERSION, 3);
         let d = Device::open(bar).unwrap();
         assert_eq!(d.blocks.last().map(|b| (b.kind, b.known)), Some((0x7777_0000, None)));
     }

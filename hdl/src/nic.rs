@@ -57,11 +57,17 @@ pub const COMMAND_RQ_DOORBELL: usize = 3;
 pub const COMMAND_CQ_DOORBELL: usize = 4;
 pub const COMMAND_CQ: usize = 5;
 pub const CONTROL_CQ: usize = CONTROL_MR + 6;
+pub const CONTROL_PUSH: usize = CONTROL_CQ + 3;
+pub const COMMAND_PUSH_SQ: usize = 6;
 
 crate::pack_word! { lsb_first Mac48: 48 { lo: 32, hi: 16 } }
 crate::pack_word! { lsb_first Ipv4Wide: 128 { addr: 32 } }
 crate::pack_word! { msb_first Ipv6Word: 128 { w0: 32, w1: 32, w2: 32, w3: 32 } }
 crate::pack_word! { lsb_first Addr64: 64 { lo: 32, hi: 32 } }
+crate::pack_word! {
+    /// A send WQE pushed through BAR0 (`push.wqe_0` ... `wqe_15`), byte 0 first.
+    lsb_first PushWqe: 512 { w0: 32, w1: 32, w2: 32, w3: 32, w4: 32, w5: 32, w6: 32, w7: 32, w8: 32, w9: 32, w10: 32, w11: 32, w12: 32, w13: 32, w14: 32, w15: 32 }
+}
 
 crate::hdl_block! {
     pub struct Nic {
@@ -228,6 +234,7 @@ crate::hdl_block! {
         port_mac: Mac48,
         port_ipv4: Ipv4Wide,
         port_ipv6: Ipv6Word,
+        push_wqe: PushWqe,
         mr_base: Addr64,
         tx_frames_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64),
         wqes_id: Constant<Bits<8>> = c::<8>(RX_STATUS as u64 + 1),
@@ -484,8 +491,31 @@ impl Logic for Nic {
         }
         self.req.qp_commit_valid.next = self.csr.command_valid[0].val();
         self.req.qp_commit.next = self.csr.command[0].val();
-        self.req.sq_doorbell_valid.next = self.csr.command_valid[2].val();
+        // A pushed WQE's doorbell is a send-queue doorbell too (one BAR write at a time: the
+        // two never pulse together).
+        self.req.sq_doorbell_valid.next = self.csr.command_valid[2].val() | self.csr.command_valid[6].val();
         self.req.sq_doorbell.next = self.csr.command[2].val();
+        if self.csr.command_valid[6].val() {
+            self.req.sq_doorbell.next = self.csr.command[6].val();
+        }
+        self.req.push_valid.next = self.csr.command_valid[6].val();
+        self.push_wqe.w0.next = self.csr.control[44].val();
+        self.push_wqe.w1.next = self.csr.control[45].val();
+        self.push_wqe.w2.next = self.csr.control[46].val();
+        self.push_wqe.w3.next = self.csr.control[47].val();
+        self.push_wqe.w4.next = self.csr.control[48].val();
+        self.push_wqe.w5.next = self.csr.control[49].val();
+        self.push_wqe.w6.next = self.csr.control[50].val();
+        self.push_wqe.w7.next = self.csr.control[51].val();
+        self.push_wqe.w8.next = self.csr.control[52].val();
+        self.push_wqe.w9.next = self.csr.control[53].val();
+        self.push_wqe.w10.next = self.csr.control[54].val();
+        self.push_wqe.w11.next = self.csr.control[55].val();
+        self.push_wqe.w12.next = self.csr.control[56].val();
+        self.push_wqe.w13.next = self.csr.control[57].val();
+        self.push_wqe.w14.next = self.csr.control[58].val();
+        self.push_wqe.w15.next = self.csr.control[59].val();
+        self.req.push_wqe.next = self.push_wqe.word.val();
 
         // Memory regions: staged, committed into the slot of the key's low bits.
         self.mr_base.lo.next = self.csr.control[36].val();
@@ -1084,6 +1114,12 @@ mod tests {
         assert_eq!(Some(command[COMMAND_RQ_DOORBELL].0), addr("doorbell", "rq"));
         assert_eq!(Some(command[COMMAND_CQ_DOORBELL].0), addr("doorbell", "cq"));
         assert_eq!(Some(command[COMMAND_CQ].0), addr("cq", "commit"));
+        assert_eq!(Some(command[COMMAND_PUSH_SQ].0), addr("push", "sq"));
+        assert_eq!((CONTROL_PUSH, COMMAND_PUSH_SQ), (44, 6), "the literal indices in update()");
+        for i in 0..16 {
+            assert_eq!(at(CONTROL_PUSH + i), addr("push", &format!("wqe_{i}")), "push.wqe_{i}");
+        }
+        assert_eq!(control.len(), CONTROL_PUSH + 16);
         assert_eq!(registers(Access::Status)[RX_STATUS + 1].0, addr("tx_counters", "wqes").unwrap());
         assert_eq!(registers(Access::Status)[RX_STATUS + 3].0, addr("tx_counters", "resent").unwrap());
         assert_eq!(registers(Access::Status)[RSP_STATUS + 12].0, addr("responder", "bad_source").unwrap());

@@ -69,6 +69,7 @@ pub const TYPE_DOORBELL: u32 = 0x0007_0000;
 pub const TYPE_RESPONDER: u32 = 0x0008_0000;
 pub const TYPE_CQ: u32 = 0x0009_0000;
 pub const TYPE_COMPLETER: u32 = 0x000A_0000;
+pub const TYPE_PUSH: u32 = 0x000B_0000;
 
 /// Completion queues of this build (`id.cqs`).
 pub const CQ_SLOT_BITS: usize = 8;
@@ -343,6 +344,31 @@ pub const BLOCKS: &[Block] = &[
             reg("timeouts", 0x28, Access::Status, 0, "local ACK timeouts (each rewinds the send queue)"),
             reg("rewinds", 0x2C, Access::Status, 0, "go-back-N restarts handed to the requester"),
             reg("retries_exceeded", 0x30, Access::Status, 0, "send queues put in error: retry or RNR retry count exhausted"),
+        ],
+    },
+    Block {
+        name: "push",
+        kind: TYPE_PUSH,
+        version: 1,
+        base: 0xA00,
+        regs: &[
+            reg("wqe_0", 0x0C, Access::Control, 0, "the pushed send WQE's bytes 0 ... 3 (desc::send_wqe layout, little endian)"),
+            reg("wqe_1", 0x10, Access::Control, 0, "the pushed send WQE's bytes 4 ... 7 (desc::send_wqe layout, little endian)"),
+            reg("wqe_2", 0x14, Access::Control, 0, "the pushed send WQE's bytes 8 ... 11 (desc::send_wqe layout, little endian)"),
+            reg("wqe_3", 0x18, Access::Control, 0, "the pushed send WQE's bytes 12 ... 15 (desc::send_wqe layout, little endian)"),
+            reg("wqe_4", 0x1C, Access::Control, 0, "the pushed send WQE's bytes 16 ... 19 (desc::send_wqe layout, little endian)"),
+            reg("wqe_5", 0x20, Access::Control, 0, "the pushed send WQE's bytes 20 ... 23 (desc::send_wqe layout, little endian)"),
+            reg("wqe_6", 0x24, Access::Control, 0, "the pushed send WQE's bytes 24 ... 27 (desc::send_wqe layout, little endian)"),
+            reg("wqe_7", 0x28, Access::Control, 0, "the pushed send WQE's bytes 28 ... 31 (desc::send_wqe layout, little endian)"),
+            reg("wqe_8", 0x2C, Access::Control, 0, "the pushed send WQE's bytes 32 ... 35 (desc::send_wqe layout, little endian)"),
+            reg("wqe_9", 0x30, Access::Control, 0, "the pushed send WQE's bytes 36 ... 39 (desc::send_wqe layout, little endian)"),
+            reg("wqe_10", 0x34, Access::Control, 0, "the pushed send WQE's bytes 40 ... 43 (desc::send_wqe layout, little endian)"),
+            reg("wqe_11", 0x38, Access::Control, 0, "the pushed send WQE's bytes 44 ... 47 (desc::send_wqe layout, little endian)"),
+            reg("wqe_12", 0x3C, Access::Control, 0, "the pushed send WQE's bytes 48 ... 51 (desc::send_wqe layout, little endian)"),
+            reg("wqe_13", 0x40, Access::Control, 0, "the pushed send WQE's bytes 52 ... 55 (desc::send_wqe layout, little endian)"),
+            reg("wqe_14", 0x44, Access::Control, 0, "the pushed send WQE's bytes 56 ... 59 (desc::send_wqe layout, little endian)"),
+            reg("wqe_15", 0x48, Access::Control, 0, "the pushed send WQE's bytes 60 ... 63 (desc::send_wqe layout, little endian)"),
+            reg("sq", 0x4C, Access::Command, 0, "desc::doorbell(qpn, new send queue producer index), as doorbell.sq, and wqe_0 ... wqe_15 are the entry before that index (also written to the ring): the card takes it from here instead of reading host memory"),
         ],
     },
 ];

@@ -150,6 +150,9 @@ crate::hdl_block! {
         /// `doorbell.sq`: `desc::doorbell(qpn, producer index)`.
         pub sq_doorbell_valid: Signal<In, Bit>,
         pub sq_doorbell: Signal<In, Bits<32>>,
+        /// The doorbell pushed its WQE (`push.sq`): `push_wqe` is the entry before its index.
+        pub push_valid: Signal<In, Bit>,
+        pub push_wqe: Signal<In, Bits<512>>,
         /// Rewind requests from the completer (see the module doc).
         pub rw_valid: Signal<In, Bit>,
         pub rw_ready: Signal<Out, Bit>,
@@ -525,12 +528,30 @@ crate::hdl_block! {
         inline_len_bad: Signal<Local, Bit>,
         inline_op_bad: Signal<Local, Bit>,
         /// An inline packet's payload beat, owed to the transmit engine since its descriptor
-        /// went (it goes before any payload read data behind it).
+        /// went (it goes before any payload read data behind it). Whether the descriptor FIFO's
+        /// output entry is inline is registered every cycle (`il_cand*`), and a move of the
+        /// FIFO's head says it was taken: no path from the engine's ready into this block's
+        /// outputs (Verilator UNOPTFLAT through the arbiter; for the same reason each use
+        /// spells the condition out from registers, no shared local joins the statements).
+        il_cand: DFF<Bit>,
+        il_cand_low: DFF<Bits<64>>,
+        il_cand_high: DFF<Bits<64>>,
+        head_seen: DFF<Bits<DESC_PTR>>,
         il_valid: DFF<Bit>,
         il_low: DFF<Bits<64>>,
         il_high: DFF<Bits<64>>,
         il_beat: InlineBeat,
         d_inline: Constant<Bits<10>> = desc_at("inline"),
+        /// The last pushed WQE (one for the card): its QP and send-queue index. Used instead of
+        /// a WQE read when the FSM fetches exactly there for a first send; any fetch of that
+        /// QP, or its commit, retires it.
+        pushed: DFF<Bit>,
+        push_qp: DFF<Bits<QP_SLOT_BITS>>,
+        push_idx: DFF<Bits<16>>,
+        push_word: DFF<Bits<512>>,
+        push_hit: Signal<Local, Bit>,
+        push_take: Signal<Local, Bit>,
+        wqe_in: Signal<Local, Bit>,
         inline_flag: Constant<Bits<8>> = c::<8>(rnic_spec::desc::send_flags::INLINE as u64),
         inline_max: Constant<Bits<32>> = c::<32>(rnic_spec::desc::INLINE_MAX as u64),
     }
@@ -547,7 +568,7 @@ impl Logic for Requester {
             c_vlan_tci, c_traffic, c_flow_label, c_udp_sport, c_ip, c_pkey, c_pmtu, c_base, c_mask, c_pd, ci, pi,
             psn, w_op, w_flags, w_imm, w_laddr, w_len, w_lkey, w_raddr, w_rkey, w_swap, w_compare, w_error, left, addr, first, d_done,
             c_done, pl_out, r_valid, r_addr, r_len, wqe_count, error_count, wq_at, batch, got, batch_err, broken, rep_status,
-            rw_pend, rw_r, hi, hi_psn, stop_at, skipping, skip_psn, resent_count, stale, rd_tail, rd_head_r, rd_limit, il_valid, il_low, il_high
+            rw_pend, rw_r, hi, hi_psn, stop_at, skipping, skip_psn, resent_count, stale, rd_tail, rd_head_r, rd_limit, il_valid, il_low, il_high, il_cand, il_cand_low, il_cand_high, head_seen, pushed, push_qp, push_idx, push_word
         );
         self.wq_ram.read_clock.next = self.clock.val();
         self.wq_ram.write_clock.next = self.clock.val();
@@ -702,17 +723,23 @@ impl Logic for Requester {
         // DMA read data: the WQE when the FSM waits for it and no payload is ahead of it (the
         // condition is spelled out in each use: a shared local would join the engine's ready
         // and valid in one combinational block for Verilator).
-        // An inline packet's beat goes first: its descriptor left before any read data behind it.
+        // An inline packet's beat goes first, from the cycle after its descriptor was taken: it
+        // left before any read data behind it.
         self.txp_valid.next = self.il_valid.q.val()
+            | ((self.descs.head.val() != self.head_seen.q.val()) & self.il_cand.q.val())
             | (self.rdd_valid.val() & !((self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val())));
-        self.il_beat.low.next = self.il_low.q.val();
-        self.il_beat.high.next = self.il_high.q.val();
-        self.txp_data.next = self.rdd_data.val();
+        self.il_beat.low.next = self.il_cand_low.q.val();
+        self.il_beat.high.next = self.il_cand_high.q.val();
         if self.il_valid.q.val() {
+            self.il_beat.low.next = self.il_low.q.val();
+            self.il_beat.high.next = self.il_high.q.val();
+        }
+        self.txp_data.next = self.rdd_data.val();
+        if self.il_valid.q.val() | ((self.descs.head.val() != self.head_seen.q.val()) & self.il_cand.q.val()) {
             self.txp_data.next = self.il_beat.word.val();
         }
         self.rdd_ready.next = ((self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val()))
-            | (self.txp_ready.val() & !self.il_valid.q.val());
+            | (self.txp_ready.val() & !(self.il_valid.q.val() | ((self.descs.head.val() != self.head_seen.q.val()) & self.il_cand.q.val())));
 
         // The packet the FSM is on (meaningful in S_PKT).
         self.pmtu32.next = self.one32.val() << self.c_pmtu.q.val();
@@ -859,7 +886,12 @@ impl Logic for Requester {
         if self.rd_ready.val() {
             self.r_valid.d.next = false;
         }
-        if (self.state.q.val() == self.s_wqe_cmd.val()) & self.cmd_free.val() {
+        self.push_hit.next = self.pushed.q.val()
+            & (self.push_qp.q.val() == self.cur.q.val())
+            & (self.push_idx.q.val() == self.ci.q.val())
+            & !self.resend.val();
+        self.push_take.next = (self.state.q.val() == self.s_wqe_cmd.val()) & self.push_hit.val();
+        if (self.state.q.val() == self.s_wqe_cmd.val()) & self.cmd_free.val() & !self.push_hit.val() {
             self.r_valid.d.next = true;
             self.r_addr.d.next = self.c_base.q.val() + self.wqe_off.word.val();
             self.r_len.d.next = self.batch_bytes.word.val();
@@ -879,7 +911,7 @@ impl Logic for Requester {
         self.pl_dec.next = self.rdd_valid.val()
             & self.rdd_last.val()
             & self.txp_ready.val()
-            & !self.il_valid.q.val()
+            & !(self.il_valid.q.val() | ((self.descs.head.val() != self.head_seen.q.val()) & self.il_cand.q.val()))
             & !((self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val()));
         if self.pl_inc.val() & !self.pl_dec.val() {
             self.pl_out.d.next = self.pl_out.q.val() + self.one6.val();
@@ -1098,13 +1130,36 @@ impl Logic for Requester {
                 self.skipping.d.next = self.rw_r.q.val().get_bit(40) & self.rw_in_range.val();
             }
         }
-        if (self.state.q.val() == self.s_wqe_cmd.val()) & self.cmd_free.val() {
+        if (self.state.q.val() == self.s_wqe_cmd.val()) & self.cmd_free.val() & !self.push_hit.val() {
             self.state.d.next = self.s_wqe_wait.val();
         }
-        self.wq_ram.write_enable.next = (self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val()) & self.rdd_valid.val();
+        self.wqe_in.next = (self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val()) & self.rdd_valid.val();
+        self.wq_ram.write_enable.next = self.wqe_in.val() | self.push_take.val();
         self.wq_ram.write_address.next = self.got.q.val().get_bits::<WQE_BATCH_BITS>(0);
         self.wq_ram.write_data.next = self.rdd_data.val();
-        if self.wq_ram.write_enable.val() {
+        if self.push_take.val() {
+            // The pushed WQE is the batch (`got` is 0 here): no read, straight to its check.
+            self.wq_ram.write_data.next = self.push_word.q.val();
+            self.got.d.next = self.one5.val();
+            self.batch.d.next = self.one5.val();
+            self.batch_err.d.next = false;
+            self.state.d.next = self.s_wq_read.val();
+        }
+        // Any fetch of the pushed WQE's QP retires it (used now, or read from the ring with
+        // the batch); so does a commit of that QP. A new push replaces it.
+        if (self.state.q.val() == self.s_wqe_cmd.val()) & (self.push_qp.q.val() == self.cur.q.val()) {
+            self.pushed.d.next = false;
+        }
+        if self.commit_ok.val() & (self.qp_commit.val().get_bits::<QP_SLOT_BITS>(0) == self.push_qp.q.val()) {
+            self.pushed.d.next = false;
+        }
+        if self.push_valid.val() & self.db_ok.val() {
+            self.pushed.d.next = true;
+            self.push_qp.d.next = self.db_q.val();
+            self.push_idx.d.next = self.sq_doorbell.val().get_bits::<16>(0) - self.one16.val();
+            self.push_word.d.next = self.push_wqe.val();
+        }
+        if self.wqe_in.val() {
             self.got.d.next = self.got.q.val() + self.one5.val();
             if self.rdd_last.val() {
                 self.batch_err.d.next = self.rdd_error.val();
@@ -1326,17 +1381,19 @@ impl Logic for Requester {
         self.out.next = self.descs.out_a.val();
         self.txd_valid.next = self.descs.out_valid.val();
         self.descs.out_ready.next = self.txd_ready.val();
-        if self.il_valid.q.val() & self.txp_ready.val() {
-            self.il_valid.d.next = false;
-        }
-        if self.descs.out_valid.val()
-            & self.txd_ready.val()
+        self.il_cand.d.next = self.descs.out_valid.val()
             & self.out.val().get_bit(self.d_inline.val().index())
-            & (self.out.val().get_bits::<LEN_BITS>(self.d_payload_len.val().index()) != self.zero_len.val())
-        {
+            & (self.out.val().get_bits::<LEN_BITS>(self.d_payload_len.val().index()) != self.zero_len.val());
+        self.il_cand_low.d.next = self.out.val().get_bits::<64>(self.d_atomic_value.val().index());
+        self.il_cand_high.d.next = self.out.val().get_bits::<64>(self.d_atomic_compare.val().index());
+        self.head_seen.d.next = self.descs.head.val();
+        if (self.descs.head.val() != self.head_seen.q.val()) & self.il_cand.q.val() {
             self.il_valid.d.next = true;
-            self.il_low.d.next = self.out.val().get_bits::<64>(self.d_atomic_value.val().index());
-            self.il_high.d.next = self.out.val().get_bits::<64>(self.d_atomic_compare.val().index());
+            self.il_low.d.next = self.il_cand_low.q.val();
+            self.il_high.d.next = self.il_cand_high.q.val();
+        }
+        if (self.il_valid.q.val() | ((self.descs.head.val() != self.head_seen.q.val()) & self.il_cand.q.val())) & self.txp_ready.val() {
+            self.il_valid.d.next = false;
         }
         self.txd_opcode.next = self.out.val().get_bits::<8>(self.d_opcode.val().index());
         self.txd_se.next = self.out.val().get_bit(self.d_se.val().index());
