@@ -209,14 +209,19 @@ fn inline_requests_carry_the_bytes_of_post_time_and_the_card_checks_them() {
     let (world, mut a, mut b) = two_cards(LinkConfig::default());
     let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
     let src = a.alloc_buf(4096, 4096).unwrap();
-    let dst = b.alloc_buf(4096, 4096).unwrap();
-    let rmr = b.reg_mr(pb, dst.iova, 4096, access::LOCAL_WRITE | access::REMOTE_WRITE).unwrap();
+    let dst = b.alloc_buf(8192, 4096).unwrap();
+    let rmr = b.reg_mr(pb, dst.iova, 8192, access::LOCAL_WRITE | access::REMOTE_WRITE).unwrap();
+    // Non-inline payloads from a registered buffer, interleaved with the inline ones.
+    let big = a.alloc_buf(4096, 4096).unwrap();
+    let pattern: Vec<u8> = (0..4096u32).map(|i| (i * 13 + 5) as u8).collect();
+    a.write_buf(big.iova, &pattern).unwrap();
+    let lmr = a.reg_mr(pa, big.iova, 4096, access::LOCAL_WRITE).unwrap();
     let (mut cqa, mut cqb) = (a.create_cq(16).unwrap(), b.create_cq(16).unwrap());
     let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
     let caps = QpCaps { sq_entries: 16, rq_entries: 16 };
     let (mut qa, mut qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, caps, (0x10, 0x20)).unwrap();
     b.post_recv(&mut qb, &[rnic_driver::verbs::RecvWr { wr_id: 77, addr: dst.iova + 1024, length: 64, lkey: rmr.key() }]).unwrap();
-    a.write_buf(src.iova, b"8 bytes!thirteen bytes").unwrap();
+    a.write_buf(src.iova, b"8 bytes!thirteen bytesanother!").unwrap();
     let inline = |wr_id, op, at: u64, length| SendWr {
         wr_id,
         op,
@@ -229,24 +234,51 @@ fn inline_requests_carry_the_bytes_of_post_time_and_the_card_checks_them() {
         imm: 0,
         atomic: Default::default(),
     };
-    a.post_send_list(&mut qa, &[inline(1, SendOp::Write, 0, 8), inline(2, SendOp::Send, 8, 13)]).unwrap();
+    let write = |wr_id, at: u64, length, to: u64| SendWr { flags: send_flags::SIGNALED, local_addr: big.iova + at, lkey: lmr.key(), remote_addr: dst.iova + to, ..inline(wr_id, SendOp::Write, 0, length) };
+    // One batch: a 3000-byte WRITE (its payload read takes a round trip while the inline
+    // packets behind it are queued), two inline WRITEs back to back, a 100-byte WRITE, an
+    // inline SEND.
+    let list = [
+        write(0, 0, 3000, 4096),
+        inline(1, SendOp::Write, 0, 8),
+        SendWr { remote_addr: dst.iova + 16, ..inline(2, SendOp::Write, 22, 8) },
+        write(3, 3000, 100, 3000),
+        inline(4, SendOp::Send, 8, 13),
+    ];
+    a.post_send_list(&mut qa, &list).unwrap();
     a.write_buf(src.iova, &[0; 64]).unwrap();
     world.borrow_mut().nics[0].dma_read.log = Some(Vec::new());
     let mut wcs = Vec::new();
     for _ in 0..50 {
         world.borrow_mut().run_until(2_000, |_| false);
         wcs.extend(a.poll_cq(&mut cqa, 16).unwrap().iter().map(|w| (w.wr_id, w.status, w.op, w.byte_len)));
-        if wcs.len() == 2 {
+        if wcs.len() == list.len() {
             break;
         }
     }
-    assert_eq!(wcs, [(1, CqStatus::Success, CqOp::Write, 8), (2, CqStatus::Success, CqOp::Send, 13)]);
-    assert_eq!(b.read_buf(dst.iova + 8, 8).unwrap(), b"8 bytes!");
+    let ok = |id, op, len| (id, CqStatus::Success, op, len);
+    assert_eq!(wcs, [ok(0, CqOp::Write, 3000), ok(1, CqOp::Write, 8), ok(2, CqOp::Write, 8), ok(3, CqOp::Write, 100), ok(4, CqOp::Send, 13)]);
+    assert_eq!(b.read_buf(dst.iova + 8, 16).unwrap(), b"8 bytes!another!");
     assert_eq!(b.read_buf(dst.iova + 1024, 13).unwrap(), b"thirteen byte");
+    assert_eq!(b.read_buf(dst.iova + 4096, 3000).unwrap(), pattern[..3000], "the long WRITE's bytes, none of an inline packet's");
+    assert_eq!(b.read_buf(dst.iova + 3000, 100).unwrap(), pattern[3000..3100]);
     let recv = b.poll_cq(&mut cqb, 4).unwrap();
     assert_eq!((recv.len(), recv[0].wr_id, recv[0].byte_len), (1, 77, 13));
     let reads = world.borrow().nics[0].dma_read.log.clone().unwrap();
     assert!(!reads.iter().any(|r| r.addr < src.iova + 4096 && r.addr + r.len as u64 > src.iova), "the card read the inline buffer");
+    // (Card 0 sends only requests here; card 1 answers with ACKs.)
+    let frames = sent_packets(&world.borrow(), 0);
+    let requests: Vec<_> = frames.iter().filter(|(p, _)| p.bth.opcode != 0x11).collect();
+    assert_eq!(requests.len(), 3 + 4, "three packets of the 3000-byte WRITE at PMTU 1024, then one each");
+
+    // A bad inline buffer fails the post, and nothing of it is posted.
+    let e = a.post_send_list(&mut qa, &[inline(5, SendOp::Write, 0, 8), SendWr { local_addr: 0x10, ..inline(6, SendOp::Write, 0, 8) }]).unwrap_err();
+    assert!(matches!(e, VerbsError::InlineBuffer(0x10, 8, _)) && e.to_string().contains("local_addr"), "{e}");
+    assert_eq!(a.sq_free(&qa), 16, "nothing posted");
+    let empty = SendWr { local_addr: 0, ..inline(7, SendOp::Write, 0, 0) };
+    a.post_send(&mut qa, &empty).unwrap();
+    world.borrow_mut().run_until(20_000, |_| false);
+    assert_eq!(a.poll_cq(&mut cqa, 4).unwrap().iter().map(|w| (w.wr_id, w.status)).collect::<Vec<_>>(), [(7, CqStatus::Success)], "a zero-length inline WRITE reads nothing");
 
     // The driver's own checks.
     assert_eq!(a.post_send(&mut qa, &inline(3, SendOp::Write, 0, 17)), Err(VerbsError::InlineTooLong(17)));
@@ -263,7 +295,7 @@ fn inline_requests_carry_the_bytes_of_post_time_and_the_card_checks_them() {
     }
     assert_eq!(a.dev.read("tx_counters", "wqe_errors").unwrap(), 4, "two refused, two flushed");
     let wire = sent_packets(&world.borrow(), 0);
-    assert_eq!(wire.len(), 2, "only the two good requests went out");
+    assert_eq!(wire.len(), 7 + 1, "only the good requests went out (the batch's seven, the empty WRITE)");
 }
 
 #[test]
@@ -313,6 +345,10 @@ fn a_pushed_wqe_is_sent_without_reading_the_ring() {
     let (mut cqa, cqb) = (a.create_cq(16).unwrap(), b.create_cq(16).unwrap());
     let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
     let (mut qa, _qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, QpCaps { sq_entries: 16, rq_entries: 16 }, (0, 0)).unwrap();
+    // (A second pair, connected on card 0 only at the end.)
+    let mut q2 = a.create_qp(pa, &cqa, &cqa, QpCaps { sq_entries: 16, rq_entries: 16 }).unwrap();
+    let mut qb2 = b.create_qp(pb, &cqb, &cqb, QpCaps { sq_entries: 16, rq_entries: 16 }).unwrap();
+    connect(&mut b, &mut qb2, 0, kind, q2.qpn, 0, 0).unwrap();
     let ring = (qa.context().sq_base, 16 * 64u64);
     let write = |id: u64| SendWr {
         wr_id: id,
@@ -327,7 +363,7 @@ fn a_pushed_wqe_is_sent_without_reading_the_ring() {
         atomic: Default::default(),
     };
     world.borrow_mut().nics[0].dma_read.log = Some(Vec::new());
-    let mut run = |a: &mut Card, n: usize| {
+    let mut run = |a: &mut Card, n: usize, ring: (u64, u64)| {
         let mut wcs = Vec::new();
         for _ in 0..40 {
             world.borrow_mut().run_until(1_000, |_| false);
@@ -344,35 +380,46 @@ fn a_pushed_wqe_is_sent_without_reading_the_ring() {
     // Pushed: no ring read, even with the ring's copy made garbage right after the post.
     a.post_send(&mut qa, &write(0)).unwrap();
     a.write_buf(ring.0, &[0xFF; 64]).unwrap();
-    assert_eq!(run(&mut a, 1), (vec![(0, CqStatus::Success)], 0));
+    assert_eq!(run(&mut a, 1, ring), (vec![(0, CqStatus::Success)], 0));
     // A list: the card reads its batch.
     a.post_send_list(&mut qa, &[write(1), write(2)]).unwrap();
-    assert_eq!(run(&mut a, 2), (vec![(1, CqStatus::Success), (2, CqStatus::Success)], 1));
+    assert_eq!(run(&mut a, 2, ring), (vec![(1, CqStatus::Success), (2, CqStatus::Success)], 1));
     // Behind more than PUSH_OUTSTANDING_MAX outstanding WQEs: the doorbell alone (the third
     // here is read from the ring).
     for id in 3..5 {
         a.post_send(&mut qa, &write(id)).unwrap();
     }
-    let (wcs, ring_reads) = run(&mut a, 2);
+    let (wcs, ring_reads) = run(&mut a, 2, ring);
     assert_eq!((wcs, ring_reads), (vec![(3, CqStatus::Success), (4, CqStatus::Success)], 0), "two pushed");
     for id in 5..8 {
         a.post_send(&mut qa, &write(id)).unwrap();
     }
-    let (wcs, ring_reads) = run(&mut a, 3);
+    let (wcs, ring_reads) = run(&mut a, 3, ring);
     assert_eq!((wcs, ring_reads >= 1), (vec![(5, CqStatus::Success), (6, CqStatus::Success), (7, CqStatus::Success)], true));
     // A list, then a push of its last WQE's index with other contents (it would write slot
-    // 12): the card has fetched the batch from the ring, the pushed copy is never sent.
+    // 12): the card has fetched the batch from the ring, the pushed copy is never sent (it
+    // could not match any more: the next fetch is past its index).
     a.post_send_list(&mut qa, &[write(8), write(9)]).unwrap();
     let stray = SendWr { remote_addr: dst.iova + 64 * 12, ..write(9) }.wqe();
     a.dev.push_send_wqe(qa.qpn as u16, 10, &stray.pack()).unwrap();
-    assert_eq!(run(&mut a, 2).0, [(8, CqStatus::Success), (9, CqStatus::Success)]);
+    assert_eq!(run(&mut a, 2, ring).0, [(8, CqStatus::Success), (9, CqStatus::Success)]);
     // Push off: the ring is read (and the stale push retired by that fetch).
     a.set_wqe_push(false);
     a.post_send(&mut qa, &write(10)).unwrap();
-    assert_eq!(run(&mut a, 1), (vec![(10, CqStatus::Success)], 1));
+    assert_eq!(run(&mut a, 1, ring), (vec![(10, CqStatus::Success)], 1));
     a.set_wqe_push(true);
     a.post_send(&mut qa, &write(11)).unwrap();
-    assert_eq!(run(&mut a, 1), (vec![(11, CqStatus::Success)], 0));
+    assert_eq!(run(&mut a, 1, ring), (vec![(11, CqStatus::Success)], 0));
+    // A push for a QP that cannot send yet (Reset: the card fetches nothing), retired by the
+    // commits that connect it: the WQE the ring holds at that index is what goes out, not the
+    // pushed copy (which would write slot 12).
+    a.dev.push_send_wqe(q2.qpn as u16, 1, &SendWr { remote_addr: dst.iova + 64 * 12, ..write(12) }.wqe().pack()).unwrap();
+    world.borrow_mut().run_until(2_000, |_| false);
+    connect(&mut a, &mut q2, 1, kind, qb2.qpn, 0, 0).unwrap();
+    a.set_wqe_push(false);
+    a.post_send(&mut q2, &SendWr { remote_addr: dst.iova + 64 * 13, ..write(13) }).unwrap();
+    assert_eq!(run(&mut a, 1, (q2.context().sq_base, 16 * 64)), (vec![(13, CqStatus::Success)], 1));
     assert_eq!(b.read_buf(dst.iova, 12 * 64).unwrap(), image[..12 * 64], "every WRITE landed");
-    assert_eq!(b.read_buf(dst.iova + 12 * 64, 64).unwrap(), [0; 64], "the stray pushed copy was not sent");
+    assert_eq!(b.read_buf(dst.iova + 12 * 64, 64).unwrap(), [0; 64], "no stray pushed copy was sent");
+    assert_eq!(b.read_buf(dst.iova + 13 * 64, 64).unwrap(), image[13 * 64..14 * 64]);
 }

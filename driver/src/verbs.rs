@@ -71,6 +71,8 @@ pub enum VerbsError {
     InlineTooLong(u32),
     /// Inline data asked for on an operation without payload (READ, atomics).
     InlineOp(SendOp),
+    /// The bytes to copy inline cannot be read: (address, length, why).
+    InlineBuffer(u64, u32, String),
     /// The protection domain is not one of this context's, or was deallocated.
     UnknownPd(u16),
     /// The completion queue is not one of this context's, or was destroyed.
@@ -113,6 +115,9 @@ impl std::fmt::Display for VerbsError {
                 write!(f, "{n} bytes do not fit inline (at most {INLINE_MAX}): post it without send_flags::INLINE")
             }
             VerbsError::InlineOp(op) => write!(f, "{op:?} carries no payload to send inline: post it without send_flags::INLINE"),
+            VerbsError::InlineBuffer(addr, len, why) => {
+                write!(f, "the {len} inline bytes at {addr:#x} cannot be read ({why}): local_addr must point at the bytes to copy")
+            }
             VerbsError::UnknownPd(pd) => write!(f, "protection domain {pd} is not allocated: use one alloc_pd returned"),
             VerbsError::UnknownCq(cqn) => write!(f, "completion queue {cqn} does not exist: use one create_cq returned"),
             VerbsError::InUse(what, by) => write!(f, "{what} is in use by {by}: release that first"),
@@ -945,13 +950,22 @@ impl<B: Bus> Context<B> {
         // registers at once); behind a stream of outstanding WQEs the card reads a batch from
         // the ring anyway, and a doorbell is one register write instead of seventeen.
         let push = wrs.len() == 1 && book.posted.len() <= PUSH_OUTSTANDING_MAX && self.wqe_push && self.dev.has("push");
-        let mut last = None;
+        // Inline bytes are copied first: a buffer that cannot be read fails the post before
+        // anything is written.
+        let mut wqes = Vec::with_capacity(wrs.len());
         for wr in wrs {
             let mut wqe = wr.wqe();
             if wr.flags & send_flags::INLINE != 0 {
-                let data = self.read_buf(wr.local_addr, wr.length as usize)?;
+                let data = match wr.length {
+                    0 => Vec::new(),
+                    n => self.read_buf(wr.local_addr, n as usize).map_err(|e| VerbsError::InlineBuffer(wr.local_addr, n, e.to_string()))?,
+                };
                 wqe = wqe.with_inline(&data).expect("checked by check_send");
             }
+            wqes.push(wqe);
+        }
+        let mut last = None;
+        for (wr, mut wqe) in wrs.iter().zip(wqes) {
             if sig_all {
                 wqe.flags |= send_flags::SIGNALED;
             }

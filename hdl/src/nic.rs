@@ -65,6 +65,10 @@ crate::pack_word! { lsb_first Ipv4Wide: 128 { addr: 32 } }
 crate::pack_word! { msb_first Ipv6Word: 128 { w0: 32, w1: 32, w2: 32, w3: 32 } }
 crate::pack_word! { lsb_first Addr64: 64 { lo: 32, hi: 32 } }
 crate::pack_word! {
+    /// The payload beat of an inline packet: its 16 inline bytes, byte 0 first.
+    lsb_first InlineBeat: 512 { low: 64, high: 64 }
+}
+crate::pack_word! {
     /// A send WQE pushed through BAR0 (`push.wqe_0` ... `wqe_15`), byte 0 first.
     lsb_first PushWqe: 512 { w0: 32, w1: 32, w2: 32, w3: 32, w4: 32, w5: 32, w6: 32, w7: 32, w8: 32, w9: 32, w10: 32, w11: 32, w12: 32, w13: 32, w14: 32, w15: 32 }
 }
@@ -294,6 +298,15 @@ crate::hdl_block! {
         o_atomic_value: DFF<Bits<64>>,
         o_atomic_compare: DFF<Bits<64>>,
         o_payload_len: DFF<Bits<LEN_BITS>>,
+        /// The requester's packet carries its payload inline (in the atomic operand fields).
+        o_inline: DFF<Bit>,
+        /// The packet whose payload the arbiter collects is inline: the arbiter makes its one
+        /// beat from the bytes latched when the descriptor was handed over (the output
+        /// register already holds the next descriptor by then).
+        arb_inline: DFF<Bit>,
+        arb_il_low: DFF<Bits<64>>,
+        arb_il_high: DFF<Bits<64>>,
+        il_beat: InlineBeat,
         sel_ext: Signal<Local, Bit>,
         sel_rsp: Signal<Local, Bit>,
         any_valid: Signal<Local, Bit>,
@@ -307,7 +320,7 @@ crate::hdl_block! {
 impl Logic for Nic {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, r_owner_tail, w_busy, w_cpl, w_rtx, wo_rtx, w_left, wo_valid, wo_cpl, wo_addr, wo_len, w_owner_tail, arb_busy, arb_ext, arb_rsp, qp_errors, o_rsp, arb_left, o_valid, o_ext, o_eth_dst, o_eth_src, o_vlan, o_vlan_tci, o_ipv6, o_ip_src, o_ip_dst, o_dscp, o_ecn, o_ttl, o_flow_label, o_udp_src_port, o_opcode, o_se, o_pkey, o_dest_qp, o_ack_req, o_psn, o_va, o_rkey, o_dma_len, o_imm, o_aeth_syndrome, o_aeth_msn, o_atomic_value, o_atomic_compare, o_payload_len);
+        dff_setup!(self, clock, r_owner_tail, w_busy, w_cpl, w_rtx, wo_rtx, w_left, wo_valid, wo_cpl, wo_addr, wo_len, w_owner_tail, arb_busy, arb_ext, arb_rsp, qp_errors, o_rsp, arb_left, o_valid, o_ext, o_eth_dst, o_eth_src, o_vlan, o_vlan_tci, o_ipv6, o_ip_src, o_ip_dst, o_dscp, o_ecn, o_ttl, o_flow_label, o_udp_src_port, o_opcode, o_se, o_pkey, o_dest_qp, o_ack_req, o_psn, o_va, o_rkey, o_dma_len, o_imm, o_aeth_syndrome, o_aeth_msn, o_atomic_value, o_atomic_compare, o_payload_len, o_inline, arb_inline, arb_il_low, arb_il_high);
         self.csr.clock.next = self.clock.val();
         self.csr.awvalid.next = self.bar_awvalid.val();
         self.bar_awready.next = self.csr.awready.val();
@@ -947,6 +960,7 @@ impl Logic for Nic {
             self.o_atomic_value.d.next = self.req.txd_atomic_value.val();
             self.o_atomic_compare.d.next = self.req.txd_atomic_compare.val();
             self.o_payload_len.d.next = self.req.txd_payload_len.val();
+            self.o_inline.d.next = self.req.txd_inline.val() & !self.sel_rsp.val() & !self.sel_ext.val();
             if self.sel_ext.val() {
                 self.o_eth_dst.d.next = self.txd_eth_dst.val();
                 self.o_eth_src.d.next = self.txd_eth_src.val();
@@ -1044,9 +1058,18 @@ impl Logic for Nic {
             self.arb_ext.d.next = self.o_ext.q.val();
             self.arb_rsp.d.next = self.o_rsp.q.val();
             self.arb_left.d.next = self.arb_beats.val().get_bits::<8>(0);
+            self.arb_inline.d.next = self.o_inline.q.val();
+            self.arb_il_low.d.next = self.o_atomic_value.q.val();
+            self.arb_il_high.d.next = self.o_atomic_compare.q.val();
         }
+        self.il_beat.low.next = self.arb_il_low.q.val();
+        self.il_beat.high.next = self.arb_il_high.q.val();
         self.tx.pl_valid.next = self.arb_busy.q.val() & self.req.txp_valid.val();
         self.tx.pl_data.next = self.req.txp_data.val();
+        if self.arb_inline.q.val() {
+            self.tx.pl_valid.next = self.arb_busy.q.val();
+            self.tx.pl_data.next = self.il_beat.word.val();
+        }
         if self.arb_ext.q.val() {
             self.tx.pl_valid.next = self.arb_busy.q.val() & self.txp_valid.val();
             self.tx.pl_data.next = self.txp_data.val();
@@ -1056,9 +1079,13 @@ impl Logic for Nic {
             self.tx.pl_data.next = self.rtx.pl_data.val();
         }
         self.rtx.pl_ready.next = self.arb_busy.q.val() & self.arb_rsp.q.val() & self.tx.pl_ready.val();
-        self.req.txp_ready.next = self.arb_busy.q.val() & !self.arb_ext.q.val() & !self.arb_rsp.q.val() & self.tx.pl_ready.val();
+        self.req.txp_ready.next =
+            self.arb_busy.q.val() & !self.arb_ext.q.val() & !self.arb_rsp.q.val() & !self.arb_inline.q.val() & self.tx.pl_ready.val();
         self.txp_ready.next = self.arb_busy.q.val() & self.arb_ext.q.val() & self.tx.pl_ready.val();
         self.pl_fire.next = self.arb_busy.q.val() & self.tx.pl_ready.val() & self.req.txp_valid.val();
+        if self.arb_inline.q.val() {
+            self.pl_fire.next = self.arb_busy.q.val() & self.tx.pl_ready.val();
+        }
         if self.arb_ext.q.val() {
             self.pl_fire.next = self.arb_busy.q.val() & self.tx.pl_ready.val() & self.txp_valid.val();
         }

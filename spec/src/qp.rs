@@ -243,12 +243,14 @@ impl QpContext {
         if wqe.length > MAX_MESSAGE {
             return Err(WqeError::TooLong(wqe.length));
         }
-        if op.is_atomic() && wqe.length != 8 {
-            return Err(WqeError::AtomicLength(wqe.length));
-        }
+        // (An inline READ or atomic is refused before an atomic's length, as the card reports
+        // the operation error over the length error.)
         let inline = wqe.flags & send_flags::INLINE != 0;
         if inline && (op == SendOp::Read || op.is_atomic()) {
             return Err(WqeError::InlineOp(op));
+        }
+        if op.is_atomic() && wqe.length != 8 {
+            return Err(WqeError::AtomicLength(wqe.length));
         }
         if inline && wqe.length > INLINE_MAX as u32 {
             return Err(WqeError::InlineTooLong(wqe.length));
@@ -523,6 +525,7 @@ pub(crate) mod tests {
         assert_eq!(ctx().request(&port, &mrs, &read, 0), Err(WqeError::InlineOp(SendOp::Read)));
         let cas = SendWqe { flags: send_flags::INLINE, ..cas };
         assert_eq!(ctx().request(&port, &mrs, &cas, 0), Err(WqeError::InlineOp(SendOp::CmpSwap)));
+        assert_eq!(ctx().request(&port, &mrs, &SendWqe { length: 12, ..cas }, 0), Err(WqeError::InlineOp(SendOp::CmpSwap)));
     }
 
     #[test]

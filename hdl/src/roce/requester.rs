@@ -101,11 +101,6 @@ pack_word! {
 }
 /// Width of [`TxDescWord`] (the macro takes a literal).
 const DESC_BITS: usize = 622;
-pack_word! {
-    /// The payload beat of an inline packet: the WQE's 16 inline bytes, byte 0 first (they
-    /// travel in the descriptor's atomic operand fields, which a SEND or WRITE does not use).
-    lsb_first InlineBeat: 512 { low: 64, high: 64 }
-}
 
 /// Bit offset of a descriptor field (the word is wider than 512 bits).
 fn desc_at(name: &str) -> Constant<Bits<10>> {
@@ -215,6 +210,10 @@ crate::hdl_block! {
         pub txd_payload_len: Signal<Out, Bits<LEN_BITS>>,
         pub txd_atomic_value: Signal<Out, Bits<64>>,
         pub txd_atomic_compare: Signal<Out, Bits<64>>,
+        /// The packet's payload is its inline bytes (`txd_atomic_value`, then
+        /// `txd_atomic_compare`), not beats on `txp_*`: the TX arbiter makes the beat itself
+        /// once it collects this packet's payload.
+        pub txd_inline: Signal<Out, Bit>,
         pub txp_valid: Signal<Out, Bit>,
         pub txp_ready: Signal<In, Bit>,
         pub txp_data: Signal<Out, Bits<512>>,
@@ -336,7 +335,6 @@ crate::hdl_block! {
         zero3: Constant<Bits<3>> = c::<3>(0),
         zero6: Constant<Bits<6>> = c::<6>(0),
         zero8: Constant<Bits<8>> = c::<8>(0),
-        zero_len: Constant<Bits<LEN_BITS>> = c::<LEN_BITS>(0),
         zero16: Constant<Bits<16>> = c::<16>(0),
         zero32: Constant<Bits<32>> = c::<32>(0),
         one6: Constant<Bits<6>> = c::<6>(1),
@@ -527,20 +525,6 @@ crate::hdl_block! {
         w_inline: Signal<Local, Bit>,
         inline_len_bad: Signal<Local, Bit>,
         inline_op_bad: Signal<Local, Bit>,
-        /// An inline packet's payload beat, owed to the transmit engine since its descriptor
-        /// went (it goes before any payload read data behind it). Whether the descriptor FIFO's
-        /// output entry is inline is registered every cycle (`il_cand*`), and a move of the
-        /// FIFO's head says it was taken: no path from the engine's ready into this block's
-        /// outputs (Verilator UNOPTFLAT through the arbiter; for the same reason each use
-        /// spells the condition out from registers, no shared local joins the statements).
-        il_cand: DFF<Bit>,
-        il_cand_low: DFF<Bits<64>>,
-        il_cand_high: DFF<Bits<64>>,
-        head_seen: DFF<Bits<DESC_PTR>>,
-        il_valid: DFF<Bit>,
-        il_low: DFF<Bits<64>>,
-        il_high: DFF<Bits<64>>,
-        il_beat: InlineBeat,
         d_inline: Constant<Bits<10>> = desc_at("inline"),
         /// The last pushed WQE (one for the card): its QP and send-queue index. Used instead of
         /// a WQE read when the FSM fetches exactly there for a first send; any fetch of that
@@ -568,7 +552,7 @@ impl Logic for Requester {
             c_vlan_tci, c_traffic, c_flow_label, c_udp_sport, c_ip, c_pkey, c_pmtu, c_base, c_mask, c_pd, ci, pi,
             psn, w_op, w_flags, w_imm, w_laddr, w_len, w_lkey, w_raddr, w_rkey, w_swap, w_compare, w_error, left, addr, first, d_done,
             c_done, pl_out, r_valid, r_addr, r_len, wqe_count, error_count, wq_at, batch, got, batch_err, broken, rep_status,
-            rw_pend, rw_r, hi, hi_psn, stop_at, skipping, skip_psn, resent_count, stale, rd_tail, rd_head_r, rd_limit, il_valid, il_low, il_high, il_cand, il_cand_low, il_cand_high, head_seen, pushed, push_qp, push_idx, push_word
+            rw_pend, rw_r, hi, hi_psn, stop_at, skipping, skip_psn, resent_count, stale, rd_tail, rd_head_r, rd_limit, pushed, push_qp, push_idx, push_word
         );
         self.wq_ram.read_clock.next = self.clock.val();
         self.wq_ram.write_clock.next = self.clock.val();
@@ -723,23 +707,11 @@ impl Logic for Requester {
         // DMA read data: the WQE when the FSM waits for it and no payload is ahead of it (the
         // condition is spelled out in each use: a shared local would join the engine's ready
         // and valid in one combinational block for Verilator).
-        // An inline packet's beat goes first, from the cycle after its descriptor was taken: it
-        // left before any read data behind it.
-        self.txp_valid.next = self.il_valid.q.val()
-            | ((self.descs.head.val() != self.head_seen.q.val()) & self.il_cand.q.val())
-            | (self.rdd_valid.val() & !((self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val())));
-        self.il_beat.low.next = self.il_cand_low.q.val();
-        self.il_beat.high.next = self.il_cand_high.q.val();
-        if self.il_valid.q.val() {
-            self.il_beat.low.next = self.il_low.q.val();
-            self.il_beat.high.next = self.il_high.q.val();
-        }
+        self.txp_valid.next =
+            self.rdd_valid.val() & !((self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val()));
         self.txp_data.next = self.rdd_data.val();
-        if self.il_valid.q.val() | ((self.descs.head.val() != self.head_seen.q.val()) & self.il_cand.q.val()) {
-            self.txp_data.next = self.il_beat.word.val();
-        }
-        self.rdd_ready.next = ((self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val()))
-            | (self.txp_ready.val() & !(self.il_valid.q.val() | ((self.descs.head.val() != self.head_seen.q.val()) & self.il_cand.q.val())));
+        self.rdd_ready.next =
+            ((self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val())) | self.txp_ready.val();
 
         // The packet the FSM is on (meaningful in S_PKT).
         self.pmtu32.next = self.one32.val() << self.c_pmtu.q.val();
@@ -911,7 +883,6 @@ impl Logic for Requester {
         self.pl_dec.next = self.rdd_valid.val()
             & self.rdd_last.val()
             & self.txp_ready.val()
-            & !(self.il_valid.q.val() | ((self.descs.head.val() != self.head_seen.q.val()) & self.il_cand.q.val()))
             & !((self.state.q.val() == self.s_wqe_wait.val()) & (self.pl_out.q.val() == self.zero6.val()));
         if self.pl_inc.val() & !self.pl_dec.val() {
             self.pl_out.d.next = self.pl_out.q.val() + self.one6.val();
@@ -1381,21 +1352,8 @@ impl Logic for Requester {
         self.out.next = self.descs.out_a.val();
         self.txd_valid.next = self.descs.out_valid.val();
         self.descs.out_ready.next = self.txd_ready.val();
-        self.il_cand.d.next = self.descs.out_valid.val()
-            & self.out.val().get_bit(self.d_inline.val().index())
-            & (self.out.val().get_bits::<LEN_BITS>(self.d_payload_len.val().index()) != self.zero_len.val());
-        self.il_cand_low.d.next = self.out.val().get_bits::<64>(self.d_atomic_value.val().index());
-        self.il_cand_high.d.next = self.out.val().get_bits::<64>(self.d_atomic_compare.val().index());
-        self.head_seen.d.next = self.descs.head.val();
-        if (self.descs.head.val() != self.head_seen.q.val()) & self.il_cand.q.val() {
-            self.il_valid.d.next = true;
-            self.il_low.d.next = self.il_cand_low.q.val();
-            self.il_high.d.next = self.il_cand_high.q.val();
-        }
-        if (self.il_valid.q.val() | ((self.descs.head.val() != self.head_seen.q.val()) & self.il_cand.q.val())) & self.txp_ready.val() {
-            self.il_valid.d.next = false;
-        }
         self.txd_opcode.next = self.out.val().get_bits::<8>(self.d_opcode.val().index());
+        self.txd_inline.next = self.out.val().get_bit(self.d_inline.val().index());
         self.txd_se.next = self.out.val().get_bit(self.d_se.val().index());
         self.txd_ack_req.next = self.out.val().get_bit(self.d_ack_req.val().index());
         self.txd_psn.next = self.out.val().get_bits::<24>(self.d_psn.val().index());
