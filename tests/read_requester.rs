@@ -17,7 +17,7 @@
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use rnic_driver::sim_pair::{path, port, qp_pair, two_cards, Card, PathKind};
+use rnic_driver::sim_pair::{path, port, qp_pair, run_for_completions, two_cards, Card, PathKind};
 use rnic_driver::verbs::{Cq, DmaBuf, Mr, Qp, QpAttr, QpCaps, QpState, SendWr, VerbsError};
 use rnic_sim::world::{LinkConfig, World};
 use rnic_spec::desc::{send_wqe, CqOp, CqStatus, SendOp, SendWqe};
@@ -95,14 +95,8 @@ impl Pair {
 
     /// Run until card 0 has `n` send completions (or `max` cycles); return them all.
     fn completions(&mut self, n: usize, max: u64) -> Vec<(u64, CqStatus, CqOp, u32)> {
-        let mut out = Vec::new();
-        let mut ran = 0;
-        while out.len() < n && ran < max {
-            self.world.borrow_mut().run_until(2_000, |_| false);
-            ran += 2_000;
-            out.extend(self.a.poll_cq(&mut self.cqa, 64).unwrap().iter().map(|w| (w.wr_id, w.status, w.op, w.byte_len)));
-        }
-        out
+        let wcs = run_for_completions(&self.world, &mut self.a, &mut self.cqa, n, 2_000, max).unwrap();
+        wcs.iter().map(|w| (w.wr_id, w.status, w.op, w.byte_len)).collect()
     }
 
     fn counter(&mut self, card: usize, block: &'static str, reg: &str) -> u32 {

@@ -7,7 +7,7 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rnic_driver::verbs::{Cq, Qp, QpAttr, QpCaps, QpState, SendWr, VerbsError};
-use rnic_driver::sim_pair::{connect, sent_packets, two_cards, Card, PathKind};
+use rnic_driver::sim_pair::{connect, run_for_completions, sent_packets, two_cards, Card, PathKind};
 
 use rnic_sim::world::LinkConfig;
 use rnic_spec::desc::{send_flags, send_wqe, CqOp, CqStatus, SendOp, SendWqe, INLINE_MAX};
@@ -248,14 +248,7 @@ fn inline_requests_carry_the_bytes_of_post_time_and_the_card_checks_them() {
     a.post_send_list(&mut qa, &list).unwrap();
     a.write_buf(src.iova, &[0; 64]).unwrap();
     world.borrow_mut().nics[0].dma_read.log = Some(Vec::new());
-    let mut wcs = Vec::new();
-    for _ in 0..50 {
-        world.borrow_mut().run_until(2_000, |_| false);
-        wcs.extend(a.poll_cq(&mut cqa, 16).unwrap().iter().map(|w| (w.wr_id, w.status, w.op, w.byte_len)));
-        if wcs.len() == list.len() {
-            break;
-        }
-    }
+    let wcs: Vec<_> = run_for_completions(&world, &mut a, &mut cqa, list.len(), 2_000, 100_000).unwrap().iter().map(|w| (w.wr_id, w.status, w.op, w.byte_len)).collect();
     let ok = |id, op, len| (id, CqStatus::Success, op, len);
     assert_eq!(wcs, [ok(0, CqOp::Write, 3000), ok(1, CqOp::Write, 8), ok(2, CqOp::Write, 8), ok(3, CqOp::Write, 100), ok(4, CqOp::Send, 13)]);
     assert_eq!(b.read_buf(dst.iova + 8, 16).unwrap(), b"8 bytes!another!");
@@ -364,14 +357,7 @@ fn a_pushed_wqe_is_sent_without_reading_the_ring() {
     };
     world.borrow_mut().nics[0].dma_read.log = Some(Vec::new());
     let mut run = |a: &mut Card, n: usize, ring: (u64, u64)| {
-        let mut wcs = Vec::new();
-        for _ in 0..40 {
-            world.borrow_mut().run_until(1_000, |_| false);
-            wcs.extend(a.poll_cq(&mut cqa, 16).unwrap().iter().map(|w| (w.wr_id, w.status)));
-            if wcs.len() == n {
-                break;
-            }
-        }
+        let wcs: Vec<_> = run_for_completions(&world, a, &mut cqa, n, 1_000, 40_000).unwrap().iter().map(|w| (w.wr_id, w.status)).collect();
         let reads = world.borrow_mut().nics[0].dma_read.log.replace(Vec::new()).unwrap();
         let ring_reads = reads.iter().filter(|r| r.addr < ring.0 + ring.1 && r.addr + r.len as u64 > ring.0).count();
         (wcs, ring_reads)

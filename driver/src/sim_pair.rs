@@ -3,7 +3,7 @@
 
 use crate::device::Device;
 use crate::sim_bus::WorldCard;
-use crate::verbs::{Context, Cq, Path, Pd, Qp, QpAttr, QpCaps, QpState, VerbsError};
+use crate::verbs::{Context, Cq, Path, Pd, Qp, QpAttr, QpCaps, QpState, VerbsError, Wc};
 use rnic_sim::world::{LinkConfig, World};
 use rnic_spec::qp::{PortAddress, QpContext, RemoteIp};
 use rnic_spec::responder::Response;
@@ -221,4 +221,17 @@ pub fn run_until_quiet(world: &Rc<RefCell<World>>, from: usize, least: usize, qu
         seen = n;
         still >= quiet && w.sent_by(from).count() >= least
     })
+}
+
+/// Runs the world `step` cycles at a time until `card`'s `cq` has given at least `n` work
+/// completions or `max` cycles have passed; returns every completion it gave (more than `n` if
+/// the card wrote more: a test compares them).
+pub fn run_for_completions(world: &Rc<RefCell<World>>, card: &mut Card, cq: &mut Cq, n: usize, step: u64, max: u64) -> Result<Vec<Wc>, VerbsError> {
+    let (mut out, mut ran) = (Vec::new(), 0);
+    while out.len() < n && ran < max {
+        world.borrow_mut().run_until(step, |_| false);
+        ran += step;
+        out.extend(card.poll_cq(cq, 64)?);
+    }
+    Ok(out)
 }

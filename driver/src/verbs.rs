@@ -15,7 +15,7 @@ use crate::device::{Device, DeviceError};
 use rnic_spec::desc::{cqe_flags, doorbell, send_flags, CqOp, CqStatus, Cqe, RecvWqe, SendOp, SendWqe, CQE_LEN, INLINE_MAX, RECV_WQE_LEN, SEND_WQE_LEN};
 use std::collections::{HashMap, HashSet};
 use rnic_spec::mr::{self, MemoryRegion};
-use rnic_spec::qp::{PortAddress, QpContext, RemoteIp, MAX_MESSAGE, PMTU_LOG2_MAX, PMTU_LOG2_MIN, RD_SLOTS, RQ_LOG_SIZE_MAX, SQ_LOG_SIZE_MAX};
+use rnic_spec::qp::{check_shape, PortAddress, ShapeError, QpContext, RemoteIp, MAX_MESSAGE, PMTU_LOG2_MAX, PMTU_LOG2_MIN, RD_SLOTS, RQ_LOG_SIZE_MAX, SQ_LOG_SIZE_MAX};
 
 /// Cycles `destroy_qp` and `destroy_cq` wait between stopping a queue on the card and
 /// freeing its ring: 10 µs, over ten host-memory round trips, for a WQE read or CQE write
@@ -1027,21 +1027,12 @@ impl<B: Bus> Context<B> {
         if qp.state != QpState::Rts {
             return Err(VerbsError::NotReadyToSend(qp.state));
         }
-        if wr.length > MAX_MESSAGE {
-            return Err(VerbsError::TooLong(wr.length as u64));
-        }
-        if wr.op.is_atomic() && wr.length != 8 {
-            return Err(VerbsError::AtomicLength(wr.length));
-        }
-        if wr.flags & send_flags::INLINE != 0 {
-            if wr.op == SendOp::Read || wr.op.is_atomic() {
-                return Err(VerbsError::InlineOp(wr.op));
-            }
-            if wr.length as usize > INLINE_MAX {
-                return Err(VerbsError::InlineTooLong(wr.length));
-            }
-        }
-        Ok(())
+        check_shape(wr.op, wr.length, wr.flags & send_flags::INLINE != 0).map_err(|e| match e {
+            ShapeError::TooLong(n) => VerbsError::TooLong(n as u64),
+            ShapeError::AtomicLength(n) => VerbsError::AtomicLength(n),
+            ShapeError::InlineTooLong(n) => VerbsError::InlineTooLong(n),
+            ShapeError::InlineOp(op) => VerbsError::InlineOp(op),
+        })
     }
 }
 

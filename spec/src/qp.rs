@@ -152,16 +152,43 @@ impl Default for QpContext {
 pub enum WqeError {
     /// An opcode this requester does not send: no opcode at all.
     UnsupportedOp(u8),
+    /// The operation, length and inline flag do not fit together.
+    Shape(ShapeError),
+    /// The local key does not allow reading the buffer (writing it, for an RDMA READ).
+    LocalKey(AccessError),
+}
+
+/// A send WQE whose operation, length and inline flag do not fit together: the rules the card
+/// checks before any key, which the driver checks before posting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShapeError {
     /// Longer than an RC message may be.
     TooLong(u32),
     /// An atomic whose local buffer is not the 8 bytes its original value takes.
     AtomicLength(u32),
-    /// The local key does not allow reading the buffer (writing it, for an RDMA READ).
-    LocalKey(AccessError),
     /// Inline data (`send_flags::INLINE`) longer than the WQE holds (`INLINE_MAX`).
     InlineTooLong(u32),
     /// Inline data on an RDMA READ or an atomic: they carry no payload.
     InlineOp(SendOp),
+}
+
+/// The shape rules of a send WQE, in the order the card reports them (an inline READ or
+/// atomic is refused before an atomic's length, as the card reports the operation error over
+/// the length error).
+pub fn check_shape(op: SendOp, length: u32, inline: bool) -> Result<(), ShapeError> {
+    if length > MAX_MESSAGE {
+        return Err(ShapeError::TooLong(length));
+    }
+    if inline && (op == SendOp::Read || op.is_atomic()) {
+        return Err(ShapeError::InlineOp(op));
+    }
+    if op.is_atomic() && length != 8 {
+        return Err(ShapeError::AtomicLength(length));
+    }
+    if inline && length > INLINE_MAX as u32 {
+        return Err(ShapeError::InlineTooLong(length));
+    }
+    Ok(())
 }
 
 /// Where a request packet's payload comes from.
@@ -240,21 +267,8 @@ impl QpContext {
         let Some(op) = SendOp::from_code(wqe.op) else {
             return Err(WqeError::UnsupportedOp(wqe.op));
         };
-        if wqe.length > MAX_MESSAGE {
-            return Err(WqeError::TooLong(wqe.length));
-        }
-        // (An inline READ or atomic is refused before an atomic's length, as the card reports
-        // the operation error over the length error.)
         let inline = wqe.flags & send_flags::INLINE != 0;
-        if inline && (op == SendOp::Read || op.is_atomic()) {
-            return Err(WqeError::InlineOp(op));
-        }
-        if op.is_atomic() && wqe.length != 8 {
-            return Err(WqeError::AtomicLength(wqe.length));
-        }
-        if inline && wqe.length > INLINE_MAX as u32 {
-            return Err(WqeError::InlineTooLong(wqe.length));
-        }
+        check_shape(op, wqe.length, inline).map_err(WqeError::Shape)?;
         // An RDMA READ's responses and an atomic's original value are written into the local
         // buffer.
         let need = if op == SendOp::Read || op.is_atomic() { mr::access::LOCAL_WRITE } else { mr::access::LOCAL_READ };
@@ -494,7 +508,7 @@ pub(crate) mod tests {
         let unknown = SendWqe { op: 7, ..wqe };
         assert_eq!(ctx().request(&port, &mrs, &unknown, 0), Err(WqeError::UnsupportedOp(7)));
         let atomic = SendWqe { op: SendOp::FetchAdd as u8, swap_add: 5, compare: 9, ..wqe };
-        assert_eq!(ctx().request(&port, &mrs, &atomic, 0), Err(WqeError::AtomicLength(2500)));
+        assert_eq!(ctx().request(&port, &mrs, &atomic, 0), Err(WqeError::Shape(ShapeError::AtomicLength(2500))));
         // An RDMA READ: one request with the RETH and no payload; the local buffer must allow
         // LOCAL_WRITE.
         let read = SendWqe { op: SendOp::Read as u8, ..wqe };
@@ -520,12 +534,12 @@ pub(crate) mod tests {
         assert_eq!(p[0].payload, Payload::Inline(*b"eight by\0\0\0\0\0\0\0\0"));
         assert_eq!(p[0].desc.reth, Reth { va: 0x9000, rkey: 7, dma_len: 8 });
         let long = SendWqe { length: INLINE_MAX as u32 + 1, ..inl };
-        assert_eq!(ctx().request(&port, &mrs, &long, 0), Err(WqeError::InlineTooLong(17)));
+        assert_eq!(ctx().request(&port, &mrs, &long, 0), Err(WqeError::Shape(ShapeError::InlineTooLong(17))));
         let read = SendWqe { op: SendOp::Read as u8, ..inl };
-        assert_eq!(ctx().request(&port, &mrs, &read, 0), Err(WqeError::InlineOp(SendOp::Read)));
+        assert_eq!(ctx().request(&port, &mrs, &read, 0), Err(WqeError::Shape(ShapeError::InlineOp(SendOp::Read))));
         let cas = SendWqe { flags: send_flags::INLINE, ..cas };
-        assert_eq!(ctx().request(&port, &mrs, &cas, 0), Err(WqeError::InlineOp(SendOp::CmpSwap)));
-        assert_eq!(ctx().request(&port, &mrs, &SendWqe { length: 12, ..cas }, 0), Err(WqeError::InlineOp(SendOp::CmpSwap)));
+        assert_eq!(ctx().request(&port, &mrs, &cas, 0), Err(WqeError::Shape(ShapeError::InlineOp(SendOp::CmpSwap))));
+        assert_eq!(ctx().request(&port, &mrs, &SendWqe { length: 12, ..cas }, 0), Err(WqeError::Shape(ShapeError::InlineOp(SendOp::CmpSwap))));
     }
 
     #[test]

@@ -467,4 +467,15 @@ mod tests {
         assert_eq!(addr("rx_counters", "no_buffer"), Some(0x200 + BLOCK_REGS + 64));
         assert_eq!(MAGIC.to_le_bytes(), *b"RNIC");
     }
+
+    #[test]
+    fn pushed_wqe_words_are_consecutive() {
+        // The driver writes a pushed WQE at wqe_0 + 4 * i.
+        let b = block("push").unwrap();
+        let first = b.reg("wqe_0").unwrap().offset;
+        for i in 0..crate::desc::SEND_WQE_LEN / 4 {
+            assert_eq!(b.reg(&format!("wqe_{i}")).unwrap().offset, first + 4 * i as u32);
+        }
+        assert_eq!(b.reg("sq").unwrap().offset, first + crate::desc::SEND_WQE_LEN as u32);
+    }
 }
