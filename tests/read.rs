@@ -290,10 +290,10 @@ fn a_failed_host_read_is_answered_by_a_nak_and_no_byte_of_it_goes_out() {
     assert!(world.borrow_mut().run_until(100_000, |w| w.link_idle() && w.sent_by(1).count() >= 1));
     world.borrow_mut().run_until(5_000, |_| false);
     let got: Vec<_> = world.borrow().sent_by(1).map(|(_, f)| classify(f, RxConfig { fcs: false }).packet.unwrap()).collect();
-    // Good packets may go before the failure is known (FIRST, MIDDLE); then one NAK remote
-    // operational error at the next PSN, and nothing of the failed read.
+    // The packets read before the failure (FIRST, MIDDLE); then one NAK remote operational
+    // error at the failed packet's PSN, and nothing of the failed read.
     let (last, good) = got.split_last().expect("an answer");
-    assert!(good.len() <= 2, "{got:?}");
+    assert_eq!(good.len(), 2, "{got:?}");
     for (k, p) in good.iter().enumerate() {
         assert_eq!((p.bth.opcode, p.bth.psn), ([0x0D, 0x0E][k], 100 + k as u32));
         assert_eq!(p.payload, image[k * 1024..(k + 1) * 1024]);
@@ -301,7 +301,7 @@ fn a_failed_host_read_is_answered_by_a_nak_and_no_byte_of_it_goes_out() {
     let aeth = last.ext.iter().find_map(|e| if let rnic_spec::wire::ib::Ext::Aeth(a) = e { Some(*a) } else { None });
     assert_eq!((last.bth.opcode, last.bth.psn), (0x11, 100 + good.len() as u32), "{got:?}");
     assert_eq!(aeth.map(|a| a.syndrome), Some(rnic_spec::responder::aeth::NAK_REMOTE_OPERATIONAL));
-    assert!(b.dev.read("responder", "read_errors").unwrap() >= 1);
+    assert_eq!(b.dev.read("responder", "read_errors").unwrap(), 1);
     // The failed job's beats are thrown away: the next READ (another QP) is answered right.
     world.borrow_mut().nics[1].dma_read.error_above = u64::MAX;
     let before = got.len();
@@ -311,6 +311,51 @@ fn a_failed_host_read_is_answered_by_a_nak_and_no_byte_of_it_goes_out() {
     assert_eq!(got.iter().map(|p| (p.bth.opcode, p.bth.dest_qp)).collect::<Vec<_>>(), [(0x0D, qa2.qpn), (0x0F, qa2.qpn)]);
     assert_eq!([got[0].payload.clone(), got[1].payload.clone()].concat(), image[512..2012]);
     let _ = qa;
+}
+
+#[test]
+fn a_read_failing_behind_good_ones_fails_alone() {
+    // Three READs arrive back to back: the responder reads ahead of the one it answers, so the
+    // middle one's failed host read comes back while the first is still being sent. The first
+    // is answered whole, the second by a NAK at its PSN, the third (read ahead, thrown away
+    // with the failure, read again) whole.
+    let (world, mut a, mut b) = two_cards(LinkConfig::default());
+    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
+    let buf = b.alloc_buf(16384, 4096).unwrap();
+    let image: Vec<u8> = (0..16384u32).map(|i| (i * 7 + 3) as u8).collect();
+    b.write_buf(buf.iova, &image).unwrap();
+    let mr = b.reg_mr(pb, buf.iova, 16384, access::REMOTE_READ).unwrap();
+    let (cqa, cqb) = (a.create_cq(4).unwrap(), b.create_cq(4).unwrap());
+    let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
+    let (qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (200, 0)).unwrap();
+    let (qa2, qb2) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (300, 0)).unwrap();
+    // Reads at or past byte 12288 fail.
+    world.borrow_mut().nics[1].dma_read.error_above = buf.iova + 12288;
+    let read = |qb: &rnic_driver::verbs::Qp, psn, off: u64, n| {
+        raw_request(qb.context(), qb.qpn, OP_READ_REQUEST, psn, Reth { va: buf.iova + off, rkey: mr.key(), dma_len: n }, 0, true)
+    };
+    world.borrow_mut().nics[1].dma_read.log = Some(Vec::new());
+    for f in [read(&qb, 200, 0, 4000), read(&qb, 204, 12288, 100), read(&qb2, 300, 5000, 3000)] {
+        world.borrow_mut().nics[0].send(f, &[]);
+    }
+    assert!(world.borrow_mut().run_until(200_000, |w| w.link_idle() && w.sent_by(1).count() >= 4 + 1 + 3));
+    world.borrow_mut().run_until(5_000, |_| false);
+    let got: Vec<_> = world.borrow().sent_by(1).map(|(_, f)| classify(f, RxConfig { fcs: false }).packet.unwrap()).collect();
+    let seen: Vec<_> = got.iter().map(|p| (p.bth.dest_qp, p.bth.opcode, p.bth.psn)).collect();
+    assert_eq!(
+        seen,
+        [(qa.qpn, 0x0D, 200), (qa.qpn, 0x0E, 201), (qa.qpn, 0x0E, 202), (qa.qpn, 0x0F, 203), (qa.qpn, 0x11, 204), (qa2.qpn, 0x0D, 300), (qa2.qpn, 0x0E, 301), (qa2.qpn, 0x0F, 302)]
+    );
+    let payload = |r: std::ops::Range<usize>| got[r].iter().flat_map(|p| p.payload.clone()).collect::<Vec<u8>>();
+    assert_eq!(payload(0..4), image[..4000]);
+    assert_eq!(payload(5..8), image[5000..8000]);
+    let aeth = got[4].ext.iter().find_map(|e| if let rnic_spec::wire::ib::Ext::Aeth(a) = e { Some(*a) } else { None });
+    assert_eq!(aeth.map(|a| a.syndrome), Some(rnic_spec::responder::aeth::NAK_REMOTE_OPERATIONAL));
+    assert_eq!(b.dev.read("responder", "read_errors").unwrap(), 1);
+    assert_eq!(b.dev.read("responder", "read_responses").unwrap(), 7);
+    // The third READ's first packet was read ahead, before the failure came back, and again.
+    let reads = world.borrow().nics[1].dma_read.log.clone().unwrap();
+    assert_eq!(reads.iter().filter(|r| r.addr == (buf.iova + 5000) & !63).count(), 2, "{reads:?}");
 }
 
 #[test]

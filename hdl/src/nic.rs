@@ -626,6 +626,14 @@ impl Logic for Nic {
         self.rtx.job_slot.next = self.rsp.ack_slot.val();
         self.rtx.job_gen.next = self.rsp.ack_gen.val();
         self.rtx.check_gens.next = self.rsp.check_gens.val();
+        self.rtx.q_head.next = self.rsp.ack_head.val();
+        self.rtx.q_tail.next = self.rsp.ack_tail.val();
+        self.rsp.ahead_at.next = self.rtx.ahead_at.val();
+        self.rtx.ahead_va.next = self.rsp.ahead_va.val();
+        self.rtx.ahead_len.next = self.rsp.ahead_len.val();
+        self.rtx.ahead_pmtu.next = self.rsp.ahead_pmtu.val();
+        self.rtx.ahead_kind.next = self.rsp.ahead_kind.val();
+        self.rtx.ahead_released.next = self.rsp.ahead_released.val();
         // The completer: ACKs from the responder's path, sent events from the requester.
         self.cq_base.lo.next = self.csr.control[41].val();
         self.cq_base.hi.next = self.csr.control[42].val();

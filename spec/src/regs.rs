@@ -305,7 +305,7 @@ pub const BLOCKS: &[Block] = &[
             reg("mr_epoch", 0x40, Access::Status, 0, "memory-region commits so far (each makes messages in progress check their key again)"),
             reg("mr_fence", 0x44, Access::Status, 0, "the mr_epoch every write admitted under an older one has finished by (dereg_mr waits for it)"),
             reg("read_responses", 0x48, Access::Status, 0, "RDMA READ RESPONSE packets sent"),
-            reg("read_errors", 0x4C, Access::Status, 0, "host reads for READ responses that failed (the response went out with the bytes the host returned)"),
+            reg("read_errors", 0x4C, Access::Status, 0, "host reads for READ responses or atomics that failed: each answered by a NAK remote operational error at the failed packet's PSN, none of its bytes sent"),
             reg("read_placed", 0x50, Access::Status, 0, "READ RESPONSE packets for this card's READs placed into their local buffers"),
             reg("read_dropped", 0x54, Access::Status, 0, "READ responses not placed: none outstanding, a duplicate, out of order, a wrong opcode or length, or refused by the local key"),
             reg("implied_naks", 0x58, Access::Status, 0, "implied NAKs: a READ response or ACK past responses still missing (the READ is sent again)"),

@@ -28,7 +28,7 @@
 
 use crate::pack_word;
 use crate::roce::qp_table::{ctx_at, QpTable, CTX_BITS, QP_STAGE_WORDS};
-use crate::roce::ack_queue::{AckQueue, ACK_PTR, ANSWER_BITS, JOB_BITS};
+use crate::roce::ack_queue::{AckQueue, ACK_ADDR, ACK_PTR, ANSWER_BITS, JOB_BITS};
 use crate::roce::read_history::ReadHistory;
 use crate::roce::recv_prefetch::RecvPrefetch;
 use crate::roce::tx_header::LEN_BITS;
@@ -199,6 +199,16 @@ crate::hdl_block! {
         pub ack_slot: Signal<Out, Bits<3>>,
         pub ack_gen: Signal<Out, Bits<2>>,
         pub check_gens: Signal<Out, Bits<16>>,
+        /// The answer queue's pointers and its look-ahead port (`AckQueue`): entry
+        /// `ahead_at`'s READ fields, kind and release, a cycle later.
+        pub ack_head: Signal<Out, Bits<ACK_PTR>>,
+        pub ack_tail: Signal<Out, Bits<ACK_PTR>>,
+        pub ahead_at: Signal<In, Bits<ACK_ADDR>>,
+        pub ahead_va: Signal<Out, Bits<64>>,
+        pub ahead_len: Signal<Out, Bits<32>>,
+        pub ahead_pmtu: Signal<Out, Bits<4>>,
+        pub ahead_kind: Signal<Out, Bits<2>>,
+        pub ahead_released: Signal<Out, Bit>,
         /// Acknowledges for this card's own requests, to the completer.
         pub cpl_valid: Signal<Out, Bit>,
         pub cpl_ready: Signal<In, Bit>,
@@ -1096,6 +1106,14 @@ impl Logic for Responder {
         self.ack_gen.next = self.ack_job.val().get_bits::<2>(105);
         self.history.check_qp.next = self.ack_job.val().get_bits::<QP_SLOT_BITS>(193);
         self.check_gens.next = self.history.check_gens.val();
+        self.ack_head.next = self.answers.head.val();
+        self.ack_tail.next = self.answers.tail.val();
+        self.answers.ahead_at.next = self.ahead_at.val();
+        self.ahead_va.next = self.answers.ahead_va.val();
+        self.ahead_len.next = self.answers.ahead_len.val();
+        self.ahead_pmtu.next = self.answers.ahead_pmtu.val();
+        self.ahead_kind.next = self.answers.ahead_kind.val();
+        self.ahead_released.next = self.answers.ahead_released.val();
         self.ack_syndrome.next = self.ack_out.val().get_bits::<8>(self.a_syndrome.val().index());
         self.ack_psn.next = self.ack_out.val().get_bits::<24>(self.a_psn.val().index());
         self.ack_msn.next = self.ack_out.val().get_bits::<24>(self.a_msn.val().index());
