@@ -19,7 +19,7 @@ use std::collections::{HashMap, VecDeque};
 /// A QP on card 0 connected towards port 1 (whose card has no such QP: the frames are
 /// checked on the wire).
 fn connected_qp(card: &mut Card, pd: rnic_driver::verbs::Pd, cq: &Cq, kind: PathKind, dest_qpn: u32, psn: u32) -> Qp {
-    let mut qp = card.create_qp(pd, cq, cq, QpCaps { sq_entries: 64, rq_entries: 1 }).unwrap();
+    let mut qp = card.create_qp(pd, cq, cq, QpCaps { sq_entries: 128, rq_entries: 1 }).unwrap();
     connect(card, &mut qp, 1, kind, dest_qpn, 0, psn).unwrap();
     qp
 }
@@ -56,7 +56,7 @@ fn posted_sends_become_the_reference_packets_on_the_wire() {
     // checks, and every later one of that QP is flushed (the send queue is in error).
     let ops = [SendOp::Send, SendOp::SendImm, SendOp::Write, SendOp::WriteImm, SendOp::CmpSwap, SendOp::FetchAdd];
     // Every fourth QP has more than a batch (WQE_BATCH) posted: it is served over several turns.
-    let counts: Vec<usize> = (0..qps.len()).map(|i| if i % 4 == 0 { rng.gen_range(WQE_BATCH + 1..=40) } else { rng.gen_range(1..=6) }).collect();
+    let counts: Vec<usize> = (0..qps.len()).map(|i| if i % 4 == 0 { rng.gen_range(WQE_BATCH + 1..=WQE_BATCH + 24) } else { rng.gen_range(1..=6) }).collect();
     let mut wqes: Vec<Vec<(SendWqe, bool)>> = vec![Vec::new(); qps.len()];
     let order: Vec<usize> = (0..qps.len()).collect();
     let mut refused = 0;

@@ -18,8 +18,8 @@ use rust_hdl::prelude::*;
 
 const MAX_BURST: u64 = 64;
 /// Commands whose data has not fully come back.
-const PLAN_PTR: usize = 5;
-const PLAN_ADDR: usize = 4;
+const PLAN_PTR: usize = 6;
+const PLAN_ADDR: usize = 5;
 
 crate::pack_word! { lsb_first ReadBeatToByte: 64 { zero: 6, beat: 58 } }
 

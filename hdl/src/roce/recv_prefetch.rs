@@ -6,23 +6,27 @@
 //! cycles with the 800 ns PCIe model) while a 4 KiB SEND takes 84 cycles on the wire and a
 //! 64-byte one about 3; one WQE fetched at a time made the responder wait 0.86 µs per SEND and
 //! overflow its receive buffer. Each read now fetches every free slot's worth of posted WQEs
-//! (up to 32, contiguous in the ring: 1 KiB, 16 beats), one read in flight per QP, so a QP
-//! refills as fast as it is emptied: 32 WQEs per round trip, one every 7 cycles, faster than the
-//! responder places SENDs. 256 QPs × 32 slots × 128 bits is 1 Mbit (about 32 BRAM36, or 4 URAM).
+//! (up to 64, contiguous in the ring: 2 KiB, 32 beats), up to two reads in flight per QP, so a
+//! QP refills as fast as it is emptied. What is ready while a read flies is the cache less
+//! what is in flight: with 32 slots and one read, 32 - 18 at a SEND every 12 cycles (168 cycles
+//! of SENDs for a 215-cycle round trip), and a sender at 16.5 M SENDs/s found the cache empty
+//! (456 cycles of waiting in 512 SENDs); two reads in flight (freed slots asked for again
+//! sooner) left 118, and 64 slots none. 256 QPs × 64 slots × 128 bits is 2 Mbit (about 64
+//! BRAM36, or 8 URAM).
 //!
-//! Indexes (16-bit, free-running; a WQE's slot is its index mod 32): the fetch index `fi`
+//! Indexes (16-bit, free-running; a WQE's slot is its index mod 64): the fetch index `fi`
 //! (next to read), the landed index `li` (every WQE before it is in the cache) and the taken
 //! index (the responder's consumer index `ci`, copied here when it takes one). The responder's
 //! WQE at `ci` is there when `li != ci`. A QP is looked at when a doorbell comes, when a WQE is
 //! taken, when a read lands, and when the responder waits (`waiting`, once per request record);
-//! a look that finds no read in flight for it, free slots and WQEs posted past `fi` reads
-//! them (the QP remembered in a queue of reads in flight with its first index and count; the
+//! a look that finds fewer than two reads in flight for it, free slots and WQEs posted past
+//! `fi` reads them (the QP remembered in a queue of reads in flight with its first index and count; the
 //! returning beats carry two WQEs each, written one per cycle). A read's WQEs count as landed
 //! when its last beat is in, because only that beat says whether the read failed; a failed read
 //! marks the QP's ring broken (every WQE taken then is an error) until the QP's next commit.
-//! A commit empties the QP's queue; a read in flight for a QP committed since belongs to the QP
-//! as it was and its fill is thrown away (`discard`: no new read starts for the QP until it
-//! lands).
+//! A commit empties the QP's queue; reads in flight for a QP committed since belong to the QP
+//! as it was and their fills are thrown away (`discard`: no new read starts for the QP until
+//! the last of them lands).
 
 use crate::pack_word;
 use crate::ram_fifo::RamFifo;
@@ -32,7 +36,7 @@ use rnic_spec::regs::QP_SLOT_BITS;
 use rust_hdl::prelude::*;
 
 /// Receive WQEs cached per QP (log2).
-pub const RQ_CACHE_BITS: usize = 5;
+pub const RQ_CACHE_BITS: usize = 6;
 pub const RQ_CACHE: u64 = 1 << RQ_CACHE_BITS;
 const SLOT_BITS: usize = QP_SLOT_BITS + RQ_CACHE_BITS;
 
@@ -48,10 +52,10 @@ pack_word! {
     lsb_first CachedWqe: 128 { addr: 64, len: 32, lkey: 32 }
 }
 pack_word! {
-    /// A cache slot's address: the QP's slots side by side, a WQE's slot its index mod 32.
-    lsb_first SlotAddr: 13 { slot: 5, qp: 8 }
+    /// A cache slot's address: the QP's slots side by side, a WQE's slot its index mod 64.
+    lsb_first SlotAddr: 14 { slot: 6, qp: 8 }
 }
-const _: () = assert!(RQ_CACHE_BITS == 5 && QP_SLOT_BITS == 8 && SLOT_BITS == 13);
+const _: () = assert!(RQ_CACHE_BITS == 6 && QP_SLOT_BITS == 8 && SLOT_BITS == 14);
 
 crate::hdl_block! {
     pub struct RecvPrefetch {
@@ -91,7 +95,7 @@ crate::hdl_block! {
         pub waiting: Signal<In, Bit>,
         /// The responder takes the WQE at `at_ci` of `at_qp`.
         pub take: Signal<In, Bit>,
-        /// DMA read port: up to 32 WQEs per read.
+        /// DMA read port: up to 64 WQEs per read.
         pub rd_valid: Signal<Out, Bit>,
         pub rd_ready: Signal<In, Bit>,
         pub rd_addr: Signal<Out, Bits<64>>,
@@ -117,6 +121,8 @@ crate::hdl_block! {
         at_slot: SlotAddr,
         /// QPs with a read in flight, committed while it was, with a ring that failed to read.
         fetching: DFF<Bits<256>>,
+        /// QPs with two reads in flight.
+        fetching2: DFF<Bits<256>>,
         discard: DFF<Bits<256>>,
         broken: DFF<Bits<256>>,
         /// QPs to look at, and each read in flight: QP, first index, WQE count.
@@ -168,7 +174,9 @@ crate::hdl_block! {
         e_wanted: Signal<Local, Bit>,
         e_in_cache: Signal<Local, Bits<16>>,
         /// The bit vectors shifted down to a QP (bit 0 is its bit).
-        e_fetching_at: Signal<Local, Bits<256>>,
+        e_fetching2_at: Signal<Local, Bits<256>>,
+        /// A read lands that is its QP's last in flight.
+        last_mask: Signal<Local, Bits<256>>,
         e_discard_at: Signal<Local, Bits<256>>,
         fill_discard_at: Signal<Local, Bits<256>>,
         at_broken_at: Signal<Local, Bits<256>>,
@@ -192,7 +200,7 @@ impl Logic for RecvPrefetch {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, fetching, discard, broken, pf_look_tail, pf_flight_tail, f_k, pend_db, pend_db_qp, pend_take, pend_take_qp,
+            self, clock, fetching, fetching2, discard, broken, pf_look_tail, pf_flight_tail, f_k, pend_db, pend_db_qp, pend_take, pend_take_qp,
             pend_fill, pend_fill_qp, kicked, e_state, e_qp, e_fi, e_base, e_mask, e_posted, e_free, e_room, e_n
         );
         self.rq_pi_ram.read_clock.next = self.clock.val();
@@ -291,10 +299,10 @@ impl Logic for RecvPrefetch {
             self.e_qp.d.next = self.pf_look.out_a.val();
             self.e_state.d.next = self.e_look.val();
         }
-        self.e_fetching_at.next = self.fetching.q.val() >> self.e_qp.q.val();
+        self.e_fetching2_at.next = self.fetching2.q.val() >> self.e_qp.q.val();
         self.e_discard_at.next = self.discard.q.val() >> self.e_qp.q.val();
         self.e_in_cache.next = self.pf_fi_ram.read_data.val() - self.tk_ram.read_data.val();
-        self.e_wanted.next = !self.e_fetching_at.val().get_bit(0)
+        self.e_wanted.next = !self.e_fetching2_at.val().get_bit(0)
             & !self.e_discard_at.val().get_bit(0)
             & (self.pf_pi_ram.read_data.val() != self.pf_fi_ram.read_data.val())
             & (self.e_in_cache.val() < self.cache16.val());
@@ -383,7 +391,7 @@ impl Logic for RecvPrefetch {
         self.cached_word.len.next = self.fill_wqe.val().get_bits::<32>(self.w_len_at.val().index());
         self.cached_word.lkey.next = self.fill_wqe.val().get_bits::<32>(self.w_lkey_at.val().index());
         self.fill_index.next = self.pf_flight.out_b.val() + self.f_k.q.val();
-        self.fill_slot.slot.next = self.fill_index.val().get_bits::<5>(0);
+        self.fill_slot.slot.next = self.fill_index.val().get_bits::<RQ_CACHE_BITS>(0);
         self.fill_slot.qp.next = self.pf_flight.out_a.val();
         self.fill_discard_at.next = self.discard.q.val() >> self.pf_flight.out_a.val();
         self.keep_fill.next = self.pf_fill.val() & !self.fill_discard_at.val().get_bit(0);
@@ -414,7 +422,7 @@ impl Logic for RecvPrefetch {
         }
 
         // The WQE at the responder's consumer index: landed when the landed index is past it.
-        self.at_slot.slot.next = self.at_ci.val().get_bits::<5>(0);
+        self.at_slot.slot.next = self.at_ci.val().get_bits::<RQ_CACHE_BITS>(0);
         self.at_slot.qp.next = self.at_qp.val();
         self.wqe_ram.read_address.next = self.at_slot.word.val();
         self.li_ram.read_address.next = self.at_qp.val();
@@ -437,14 +445,20 @@ impl Logic for RecvPrefetch {
             self.pend_take_qp.d.next = self.at_qp.val();
         }
 
-        // The per-QP bits: a read in flight from its issue to its last WQE; a commit then marks
-        // its fill to be thrown away; a failed read breaks the ring until the next commit.
+        // The per-QP bits: reads in flight (one, two) from issue to last WQE; a commit then
+        // marks their fills to be thrown away, until the last has landed; a failed read breaks
+        // the ring until the next commit.
         self.set_fetching.next = self.zero256.val();
         if self.pf_issue.val() {
             self.set_fetching.next = self.one256.val() << self.e_qp.q.val();
         }
-        self.fetching.d.next = (self.fetching.q.val() | self.set_fetching.val()) & !self.fill_mask.val() & !self.commit_mask.val();
-        self.discard.d.next = (self.discard.q.val() | (self.commit_mask.val() & self.fetching.q.val())) & !self.fill_mask.val();
+        // (Counts of 0, 1 or 2 reads per QP: an issue and a landing of one QP in one cycle
+        // leave its count; a commit leaves the reads counted until they land.)
+        self.last_mask.next = self.fill_mask.val() & !self.fetching2.q.val() & !self.set_fetching.val();
+        self.fetching2.d.next = (self.fetching2.q.val() & !(self.fill_mask.val() & !self.set_fetching.val()))
+            | (self.set_fetching.val() & self.fetching.q.val() & !self.fill_mask.val());
+        self.fetching.d.next = (self.fetching.q.val() & !self.last_mask.val()) | self.set_fetching.val();
+        self.discard.d.next = (self.discard.q.val() | (self.commit_mask.val() & self.fetching.q.val())) & !self.last_mask.val();
         self.broken.d.next = (self.broken.q.val() | self.set_broken.val()) & !self.commit_mask.val();
     }
 }

@@ -4,7 +4,7 @@
 //! ```text
 //!  qp.commit ──► QP context RAM, send-queue state RAM (PSN, consumer index), producer RAM
 //!  doorbell.sq ─► producer RAM; QP not active yet → active bit set, QPN into the ready FIFO
-//!  ready FIFO ─► FSM: load context ─► fetch up to 16 WQEs (one DMA read) ─► per WQE: local key check (MrTable)
+//!  ready FIFO ─► FSM: load context ─► fetch up to 64 WQEs (one DMA read) ─► per WQE: local key check (MrTable)
 //!                  ─► one packet per step: descriptor into the descriptor FIFO, payload read
 //!                  ─► write back PSN and consumer index ─► QPN back into the ready FIFO
 //!  DMA read data ─► the WQE (to the FSM) or payload (to the transmit engine)
@@ -88,8 +88,8 @@ const _: () = assert!(TAB_BITS == 16 && SQ_LOG_SIZE_MAX == 8 && QP_SLOT_BITS == 
 /// `err_status` of the report a stopped queue sends: no WQE, the completer flushes what is due.
 pub const ERR_MARKER: u64 = 0xFF;
 pack_word! { lsb_first WqeOffset: 64 { zero: 6, index: 16 } }
-pack_word! { lsb_first BatchBytes: 16 { zero: 6, count: 5 } }
-const _: () = assert!(WQE_BATCH == 16 && WQE_BATCH_BITS == 4);
+pack_word! { lsb_first BatchBytes: 16 { zero: 6, count: 7 } }
+const _: () = assert!(WQE_BATCH == 64 && WQE_BATCH_BITS == 6);
 pack_word! {
     /// One packet for the transmit engine (the source addresses are the port's).
     lsb_first TxDescWord: 622 {
@@ -129,7 +129,7 @@ const S_RW_APPLY: u64 = 13;
 /// The batch's last beat was written: its first WQE is read from the batch RAM a cycle later.
 const S_WQ_READ: u64 = 14;
 /// The batch RAM's address bits.
-const WQE_BATCH_BITS: usize = 4;
+const WQE_BATCH_BITS: usize = 6;
 
 crate::hdl_block! {
     pub struct Requester {
@@ -325,8 +325,9 @@ crate::hdl_block! {
         s_requeue: Constant<Bits<4>> = c::<4>(S_REQUEUE),
         s_next: Constant<Bits<4>> = c::<4>(S_NEXT),
         batch_max: Constant<Bits<16>> = c::<16>(WQE_BATCH as u64),
-        one5: Constant<Bits<5>> = c::<5>(1),
-        zero5: Constant<Bits<5>> = c::<5>(0),
+        rd_batch: Constant<Bits<16>> = c::<16>(16),
+        one_n: Constant<Bits<7>> = c::<7>(1),
+        zero_n: Constant<Bits<7>> = c::<7>(0),
         zero_wq: Constant<Bits<WQE_BATCH_BITS>> = c::<WQE_BATCH_BITS>(0),
         one_wq: Constant<Bits<WQE_BATCH_BITS>> = c::<WQE_BATCH_BITS>(1),
         rts: Constant<Bits<3>> = c::<3>(qp_state::RTS as u64),
@@ -442,8 +443,8 @@ crate::hdl_block! {
         /// are left, how many arrived, a read error.
         wq_ram: RAM<Bits<512>, WQE_BATCH_BITS>,
         wq_at: DFF<Bits<WQE_BATCH_BITS>>,
-        batch: DFF<Bits<5>>,
-        got: DFF<Bits<5>>,
+        batch: DFF<Bits<7>>,
+        got: DFF<Bits<7>>,
         batch_err: DFF<Bit>,
         left: DFF<Bits<32>>,
         addr: DFF<Bits<64>>,
@@ -923,6 +924,12 @@ impl Logic for Requester {
         if self.room.val() < self.take.val() {
             self.take.next = self.room.val();
         }
+        // With READs outstanding the turn may end early at a READ that finds `max_rd_atomic`
+        // outstanding (unsent, read again next turn): a short batch then (64 WQEs read for
+        // one READ cost 64-byte READs on one QP 15 %).
+        if (self.rd_tail.q.val() != self.rd_head_r.q.val()) & (self.rd_batch.val() < self.take.val()) {
+            self.take.next = self.rd_batch.val();
+        }
         // A resend batch ends where resending ends: at `hi`, or where a broken queue stops.
         self.resend_lim.next = self.hi.q.val() - self.ci.q.val();
         if self.broken.q.val() {
@@ -1051,8 +1058,8 @@ impl Logic for Requester {
                 self.state.d.next = self.s_requeue.val();
             }
             if self.has_work.val() {
-                self.batch.d.next = self.take.val().get_bits::<5>(0);
-                self.got.d.next = self.zero5.val();
+                self.batch.d.next = self.take.val().get_bits::<7>(0);
+                self.got.d.next = self.zero_n.val();
                 self.wq_at.d.next = self.zero_wq.val();
                 self.state.d.next = self.s_wqe_cmd.val();
             }
@@ -1111,8 +1118,8 @@ impl Logic for Requester {
         if self.push_take.val() {
             // The pushed WQE is the batch (`got` is 0 here): no read, straight to its check.
             self.wq_ram.write_data.next = self.push_word.q.val();
-            self.got.d.next = self.one5.val();
-            self.batch.d.next = self.one5.val();
+            self.got.d.next = self.one_n.val();
+            self.batch.d.next = self.one_n.val();
             self.batch_err.d.next = false;
             self.state.d.next = self.s_wq_read.val();
         }
@@ -1131,7 +1138,7 @@ impl Logic for Requester {
             self.push_word.d.next = self.push_wqe.val();
         }
         if self.wqe_in.val() {
-            self.got.d.next = self.got.q.val() + self.one5.val();
+            self.got.d.next = self.got.q.val() + self.one_n.val();
             if self.rdd_last.val() {
                 self.batch_err.d.next = self.rdd_error.val();
                 self.state.d.next = self.s_wq_read.val();
@@ -1309,10 +1316,10 @@ impl Logic for Requester {
             if !self.resend.val() {
                 self.hi.d.next = self.hi.q.val() + self.one16.val();
             }
-            self.batch.d.next = self.batch.q.val() - self.one5.val();
+            self.batch.d.next = self.batch.q.val() - self.one_n.val();
             self.wq_at.d.next = self.wq_at.q.val() + self.one_wq.val();
             self.state.d.next = self.s_writeback.val();
-            if self.batch.q.val() != self.one5.val() {
+            if self.batch.q.val() != self.one_n.val() {
                 self.state.d.next = self.s_next.val();
             }
         }

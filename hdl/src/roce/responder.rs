@@ -143,8 +143,8 @@ crate::hdl_block! {
         pub mr_res_tag: Signal<In, Bits<16>>,
         /// A memory-region commit (`mr.commit`): the region epoch advances.
         pub mr_commit: Signal<In, Bit>,
-        /// Receive WQE prefetch reads (`DmaRead` commands of one 32-byte entry: one beat back
-        /// each, in command order).
+        /// Receive WQE prefetch reads (`DmaRead` commands of up to 64 32-byte entries, two to a
+        /// beat, in command order).
         pub rd_valid: Signal<Out, Bit>,
         pub rd_ready: Signal<In, Bit>,
         pub rd_addr: Signal<Out, Bits<64>>,
