@@ -9,7 +9,7 @@
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use rnic_driver::sim_pair::{assert_answers, assert_frames, frames_by_dest_qp, qp_pair, raw_request, run_until_quiet, two_cards, Answer, PathKind};
+use rnic_driver::sim_pair::{assert_answers, assert_frames, frames_by_dest_qp, qp_pair, raw_request, run_until_quiet, sent_packets, two_cards, Answer, PathKind};
 use rnic_driver::verbs::{QpCaps, QpState};
 use rnic_sim::world::LinkConfig;
 use rnic_spec::mr::access;
@@ -268,49 +268,80 @@ fn random_reads_back_to_back_on_four_qps_match_the_model() {
     assert_eq!(b.read_buf(buf.iova, len).unwrap(), image, "READs write nothing");
 }
 
+/// Card 1 answers READs of `len` bytes of a pattern (from card 0's QPs `qa`, `qa2`, whose
+/// first PSNs are `psns`), its host reads failing at or past byte `fail_at` of the buffer (SLVERR).
+struct FailingReads {
+    world: std::rc::Rc<std::cell::RefCell<rnic_sim::world::World>>,
+    b: rnic_driver::sim_pair::Card,
+    buf: rnic_driver::verbs::DmaBuf,
+    image: Vec<u8>,
+    rkey: u32,
+    qps: [(rnic_driver::verbs::Qp, rnic_driver::verbs::Qp); 2],
+}
+
+impl FailingReads {
+    fn new(len: usize, fail_at: u64, psns: [u32; 2]) -> FailingReads {
+        let (world, mut a, mut b) = two_cards(LinkConfig::default());
+        let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
+        let buf = b.alloc_buf(len, 4096).unwrap();
+        let image: Vec<u8> = (0..len as u32).map(|i| (i * 13 + 5) as u8).collect();
+        b.write_buf(buf.iova, &image).unwrap();
+        let mr = b.reg_mr(pb, buf.iova, len as u32, access::REMOTE_READ).unwrap();
+        let (cqa, cqb) = (a.create_cq(4).unwrap(), b.create_cq(4).unwrap());
+        let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
+        let qps = psns.map(|psn| qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (psn, 0)).unwrap());
+        world.borrow_mut().nics[1].dma_read.error_above = buf.iova + fail_at;
+        FailingReads { world, b, buf, image, rkey: mr.key(), qps }
+    }
+
+    /// Card 0 sends a READ of `n` bytes at `off` on its QP `k` (raw, from the wire's end).
+    fn read(&self, k: usize, psn: u32, off: u64, n: u32) {
+        let qb = &self.qps[k].1;
+        let f = raw_request(qb.context(), qb.qpn, OP_READ_REQUEST, psn, Reth { va: self.buf.iova + off, rkey: self.rkey, dma_len: n }, 0, true);
+        self.world.borrow_mut().nics[0].send(f, &[]);
+    }
+
+    /// The packets card 1 has sent, from the `skip`th on.
+    fn answers(&self, skip: usize) -> Vec<rnic_spec::wire::packet::RocePacket> {
+        sent_packets(&self.world.borrow(), 1).into_iter().skip(skip).map(|(p, _)| p).collect()
+    }
+
+    fn counter(&mut self, reg: &str) -> u32 {
+        self.b.dev.read("responder", reg).unwrap()
+    }
+}
+
+fn syndrome(p: &rnic_spec::wire::packet::RocePacket) -> Option<u8> {
+    p.ext.iter().find_map(|e| if let rnic_spec::wire::ib::Ext::Aeth(a) = e { Some(a.syndrome) } else { None })
+}
+
 #[test]
 fn a_failed_host_read_is_answered_by_a_nak_and_no_byte_of_it_goes_out() {
-    let (world, mut a, mut b) = two_cards(LinkConfig::default());
-    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
-    let buf = b.alloc_buf(8192, 4096).unwrap();
-    let image: Vec<u8> = (0..8192u32).map(|i| (i * 13 + 5) as u8).collect();
-    b.write_buf(buf.iova, &image).unwrap();
-    let mr = b.reg_mr(pb, buf.iova, 8192, access::REMOTE_READ).unwrap();
-    let (cqa, cqb) = (a.create_cq(4).unwrap(), b.create_cq(4).unwrap());
-    let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
-    let (qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (100, 0)).unwrap();
-    let (qa2, qb2) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (100, 0)).unwrap();
-    // Host reads of card 1 at or past byte 2048 of the buffer fail (SLVERR): the third
-    // response packet of a 3000-byte READ cannot be read.
-    world.borrow_mut().nics[1].dma_read.error_above = buf.iova + 2048;
-    let read = |qb: &rnic_driver::verbs::Qp, psn, off: u64, n| {
-        raw_request(qb.context(), qb.qpn, OP_READ_REQUEST, psn, Reth { va: buf.iova + off, rkey: mr.key(), dma_len: n }, 0, true)
-    };
-    world.borrow_mut().nics[0].send(read(&qb, 100, 0, 3000), &[]);
-    assert!(world.borrow_mut().run_until(100_000, |w| w.link_idle() && w.sent_by(1).count() >= 1));
-    world.borrow_mut().run_until(5_000, |_| false);
-    let got: Vec<_> = world.borrow().sent_by(1).map(|(_, f)| classify(f, RxConfig { fcs: false }).packet.unwrap()).collect();
+    // The third response packet of a 3000-byte READ cannot be read.
+    let mut t = FailingReads::new(8192, 2048, [100, 100]);
+    t.read(0, 100, 0, 3000);
+    assert!(t.world.borrow_mut().run_until(100_000, |w| w.link_idle() && w.sent_by(1).count() >= 1));
+    t.world.borrow_mut().run_until(5_000, |_| false);
+    let got = t.answers(0);
     // The packets read before the failure (FIRST, MIDDLE); then one NAK remote operational
     // error at the failed packet's PSN, and nothing of the failed read.
     let (last, good) = got.split_last().expect("an answer");
     assert_eq!(good.len(), 2, "{got:?}");
     for (k, p) in good.iter().enumerate() {
         assert_eq!((p.bth.opcode, p.bth.psn), ([0x0D, 0x0E][k], 100 + k as u32));
-        assert_eq!(p.payload, image[k * 1024..(k + 1) * 1024]);
+        assert_eq!(p.payload, t.image[k * 1024..(k + 1) * 1024]);
     }
-    let aeth = last.ext.iter().find_map(|e| if let rnic_spec::wire::ib::Ext::Aeth(a) = e { Some(*a) } else { None });
     assert_eq!((last.bth.opcode, last.bth.psn), (0x11, 100 + good.len() as u32), "{got:?}");
-    assert_eq!(aeth.map(|a| a.syndrome), Some(rnic_spec::responder::aeth::NAK_REMOTE_OPERATIONAL));
-    assert_eq!(b.dev.read("responder", "read_errors").unwrap(), 1);
+    assert_eq!(syndrome(last), Some(rnic_spec::responder::aeth::NAK_REMOTE_OPERATIONAL));
+    assert_eq!(t.counter("read_errors"), 1);
     // The failed job's beats are thrown away: the next READ (another QP) is answered right.
-    world.borrow_mut().nics[1].dma_read.error_above = u64::MAX;
+    t.world.borrow_mut().nics[1].dma_read.error_above = u64::MAX;
     let before = got.len();
-    world.borrow_mut().nics[0].send(read(&qb2, 100, 512, 1500), &[]);
-    assert!(world.borrow_mut().run_until(100_000, |w| w.link_idle() && w.sent_by(1).count() == before + 2));
-    let got: Vec<_> = world.borrow().sent_by(1).skip(before).map(|(_, f)| classify(f, RxConfig { fcs: false }).packet.unwrap()).collect();
-    assert_eq!(got.iter().map(|p| (p.bth.opcode, p.bth.dest_qp)).collect::<Vec<_>>(), [(0x0D, qa2.qpn), (0x0F, qa2.qpn)]);
-    assert_eq!([got[0].payload.clone(), got[1].payload.clone()].concat(), image[512..2012]);
-    let _ = qa;
+    t.read(1, 100, 512, 1500);
+    assert!(t.world.borrow_mut().run_until(100_000, |w| w.link_idle() && w.sent_by(1).count() == before + 2));
+    let got = t.answers(before);
+    assert_eq!(got.iter().map(|p| (p.bth.opcode, p.bth.dest_qp)).collect::<Vec<_>>(), [(0x0D, t.qps[1].0.qpn), (0x0F, t.qps[1].0.qpn)]);
+    assert_eq!([got[0].payload.clone(), got[1].payload.clone()].concat(), t.image[512..2012]);
 }
 
 #[test]
@@ -319,43 +350,29 @@ fn a_read_failing_behind_good_ones_fails_alone() {
     // middle one's failed host read comes back while the first is still being sent. The first
     // is answered whole, the second by a NAK at its PSN, the third (read ahead, thrown away
     // with the failure, read again) whole.
-    let (world, mut a, mut b) = two_cards(LinkConfig::default());
-    let (pa, pb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
-    let buf = b.alloc_buf(16384, 4096).unwrap();
-    let image: Vec<u8> = (0..16384u32).map(|i| (i * 7 + 3) as u8).collect();
-    b.write_buf(buf.iova, &image).unwrap();
-    let mr = b.reg_mr(pb, buf.iova, 16384, access::REMOTE_READ).unwrap();
-    let (cqa, cqb) = (a.create_cq(4).unwrap(), b.create_cq(4).unwrap());
-    let kind = PathKind { v6: false, vlan: None, pmtu: 1024 };
-    let (qa, qb) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (200, 0)).unwrap();
-    let (qa2, qb2) = qp_pair(&mut a, &mut b, (pa, pb), (&cqa, &cqb), kind, CAPS, (300, 0)).unwrap();
-    // Reads at or past byte 12288 fail.
-    world.borrow_mut().nics[1].dma_read.error_above = buf.iova + 12288;
-    let read = |qb: &rnic_driver::verbs::Qp, psn, off: u64, n| {
-        raw_request(qb.context(), qb.qpn, OP_READ_REQUEST, psn, Reth { va: buf.iova + off, rkey: mr.key(), dma_len: n }, 0, true)
-    };
-    world.borrow_mut().nics[1].dma_read.log = Some(Vec::new());
-    for f in [read(&qb, 200, 0, 4000), read(&qb, 204, 12288, 100), read(&qb2, 300, 5000, 3000)] {
-        world.borrow_mut().nics[0].send(f, &[]);
-    }
-    assert!(world.borrow_mut().run_until(200_000, |w| w.link_idle() && w.sent_by(1).count() >= 4 + 1 + 3));
-    world.borrow_mut().run_until(5_000, |_| false);
-    let got: Vec<_> = world.borrow().sent_by(1).map(|(_, f)| classify(f, RxConfig { fcs: false }).packet.unwrap()).collect();
+    let mut t = FailingReads::new(16384, 12288, [200, 300]);
+    t.world.borrow_mut().nics[1].dma_read.log = Some(Vec::new());
+    t.read(0, 200, 0, 4000);
+    t.read(0, 204, 12288, 100);
+    t.read(1, 300, 5000, 3000);
+    assert!(t.world.borrow_mut().run_until(200_000, |w| w.link_idle() && w.sent_by(1).count() >= 4 + 1 + 3));
+    t.world.borrow_mut().run_until(5_000, |_| false);
+    let got = t.answers(0);
     let seen: Vec<_> = got.iter().map(|p| (p.bth.dest_qp, p.bth.opcode, p.bth.psn)).collect();
+    let (qa, qa2) = (t.qps[0].0.qpn, t.qps[1].0.qpn);
     assert_eq!(
         seen,
-        [(qa.qpn, 0x0D, 200), (qa.qpn, 0x0E, 201), (qa.qpn, 0x0E, 202), (qa.qpn, 0x0F, 203), (qa.qpn, 0x11, 204), (qa2.qpn, 0x0D, 300), (qa2.qpn, 0x0E, 301), (qa2.qpn, 0x0F, 302)]
+        [(qa, 0x0D, 200), (qa, 0x0E, 201), (qa, 0x0E, 202), (qa, 0x0F, 203), (qa, 0x11, 204), (qa2, 0x0D, 300), (qa2, 0x0E, 301), (qa2, 0x0F, 302)]
     );
     let payload = |r: std::ops::Range<usize>| got[r].iter().flat_map(|p| p.payload.clone()).collect::<Vec<u8>>();
-    assert_eq!(payload(0..4), image[..4000]);
-    assert_eq!(payload(5..8), image[5000..8000]);
-    let aeth = got[4].ext.iter().find_map(|e| if let rnic_spec::wire::ib::Ext::Aeth(a) = e { Some(*a) } else { None });
-    assert_eq!(aeth.map(|a| a.syndrome), Some(rnic_spec::responder::aeth::NAK_REMOTE_OPERATIONAL));
-    assert_eq!(b.dev.read("responder", "read_errors").unwrap(), 1);
-    assert_eq!(b.dev.read("responder", "read_responses").unwrap(), 7);
+    assert_eq!(payload(0..4), t.image[..4000]);
+    assert_eq!(payload(5..8), t.image[5000..8000]);
+    assert_eq!(syndrome(&got[4]), Some(rnic_spec::responder::aeth::NAK_REMOTE_OPERATIONAL));
+    assert_eq!(t.counter("read_errors"), 1);
+    assert_eq!(t.counter("read_responses"), 7);
     // The third READ's first packet was read ahead, before the failure came back, and again.
-    let reads = world.borrow().nics[1].dma_read.log.clone().unwrap();
-    assert_eq!(reads.iter().filter(|r| r.addr == (buf.iova + 5000) & !63).count(), 2, "{reads:?}");
+    let reads = t.world.borrow().nics[1].dma_read.log.clone().unwrap();
+    assert_eq!(reads.iter().filter(|r| r.addr == (t.buf.iova + 5000) & !63).count(), 2, "{reads:?}");
 }
 
 #[test]
