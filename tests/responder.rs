@@ -778,8 +778,12 @@ fn back_to_back_small_requests_are_placed_within_the_responders_cycle_budget() {
     // dropped): the responder places one every `budget` cycles at most once it has work
     // queued. (Figures, 2026-12-07: WRITE 11 cycles a packet before the responder's write
     // queue, 8 with it, 7 with a packet's beat going with its command; SEND 12 or 13, then 11
-    // or 13 with the WQE's key check issued as it is taken. The wire brings one every 3.24 and
-    // 2.92 cycles: issue 11's pipelined responder is to reach that.) The SENDs are as many as one QP's receive WQE
+    // or 13 with the WQE's key check issued as it is taken. 2026-12-08: a WRITE's rkey found
+    // in the key table's region cache and back-to-back write commands take the responder to
+    // 4 cycles a WRITE with an ACK each — scripts/line-rate replays them at the wire's rate —
+    // and here the sending card's transmit engine, one 64-byte WRITE every 6 cycles, sets
+    // the pace. The wire brings one every 3.24 and 2.92 cycles: issue 11's pipelined
+    // responder is to reach that.) The SENDs are as many as one QP's receive WQE
     // cache holds: past them a QP's refill, one read in flight at a time, lands 215 cycles
     // after the first WQE is taken and brings only the WQEs free then (README, Responder).
     let (world, mut a, mut b) = two_cards(LinkConfig::default());
@@ -797,7 +801,7 @@ fn back_to_back_small_requests_are_placed_within_the_responders_cycle_budget() {
     let ctx = *qb.context();
     // (Each request's bytes its own, so a beat placed with another packet's command shows.)
     let payload = |phase: usize, i: usize| [(phase * 0x80 + i) as u8; 64];
-    for (phase, (opcode, n, budget)) in [(0x0Au8, N, 7u64), (0x04, SENDS, 13)].into_iter().enumerate() {
+    for (phase, (opcode, n, budget)) in [(0x0Au8, N, 6u64), (0x04, SENDS, 13)].into_iter().enumerate() {
         world.borrow_mut().nics[1].dma_write.log = Some(Vec::new());
         for i in 0..n {
             let psn = (phase * N + i) as u32;

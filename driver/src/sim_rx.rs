@@ -248,13 +248,20 @@ pub fn respond(frames: &[Vec<u8>], config_path: &Path, fcs: bool) -> Result<Resp
     let nic = &mut dev.bus().nic;
     nic.dma_write.log = Some(Vec::new());
     let before = nic.sent().len();
+    // A 100 Gb/s link: each frame starts when the one before has had its wire time (preamble,
+    // gap and FCS counted; fractions of a cycle carried over, so 64-byte requests come at the
+    // wire's full rate and not rounded down to one per whole cycles).
+    let start = nic.cycles();
+    let mut due = 0.0;
     for f in frames {
         let frame = rnic_spec::wire::as_on_wire(f, fcs);
+        let at = start + due as u64;
+        if nic.cycles() < at {
+            nic.idle(at - nic.cycles());
+        }
         nic.receive(&frame);
-        // A 100 Gb/s link: the frame with preamble and gap, less the beats it took.
         let with_fcs = frame.len() + if fcs { 0 } else { 4 };
-        let wire = rnic_sim::world::wire_cycles(with_fcs, rnic_sim::world::LinkConfig::default().gbps).ceil() as u64;
-        nic.idle(wire.saturating_sub(frame.len().div_ceil(64) as u64));
+        due += rnic_sim::world::wire_cycles(with_fcs, rnic_sim::world::LinkConfig::default().gbps);
     }
     // Then until the card has been quiet for 2,000 cycles: nothing sent and no DMA in flight
     // (an atomic's read-modify-write or a READ's host reads may still be running).

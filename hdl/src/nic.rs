@@ -226,6 +226,8 @@ crate::hdl_block! {
         w_sel_cpl: Signal<Local, Bit>,
         w_load: Signal<Local, Bit>,
         w_handed: Signal<Local, Bit>,
+        w_may: Signal<Local, Bit>,
+        w_owed: Signal<Local, Bits<8>>,
         w_beats: Signal<Local, Bits<16>>,
         w_fire: Signal<Local, Bit>,
         w_done_cpl: Signal<Local, Bit>,
@@ -560,6 +562,12 @@ impl Logic for Nic {
         self.mrs.chk_tag.next = self.zero16.val();
         self.req.mr_res_valid.next = self.mrs.res_valid.val();
         self.req.mr_res_error.next = self.mrs.res_error.val();
+        self.mrs.fast_key.next = self.req.mr_fast_key.val();
+        self.mrs.fast_addr.next = self.req.mr_fast_addr.val();
+        self.mrs.fast_len.next = self.req.mr_fast_len.val();
+        self.req.mr_fast_hit.next = self.mrs.fast_hit.val();
+        self.req.mr_fast_pd.next = self.mrs.fast_pd.val();
+        self.req.mr_fast_access.next = self.mrs.fast_access.val();
 
         // The responder: accepted packets in, payload writes and ACK / NAK descriptors out.
         self.rsp.clock.next = self.clock.val();
@@ -589,6 +597,12 @@ impl Logic for Nic {
         self.rsp.mr_res_valid.next = self.rsp_mrs.res_valid.val();
         self.rsp.mr_res_error.next = self.rsp_mrs.res_error.val();
         self.rsp.mr_res_tag.next = self.rsp_mrs.res_tag.val();
+        self.rsp_mrs.fast_key.next = self.rsp.mr_fast_key.val();
+        self.rsp_mrs.fast_addr.next = self.rsp.mr_fast_addr.val();
+        self.rsp_mrs.fast_len.next = self.rsp.mr_fast_len.val();
+        self.rsp.mr_fast_hit.next = self.rsp_mrs.fast_hit.val();
+        self.rsp.mr_fast_pd.next = self.rsp_mrs.fast_pd.val();
+        self.rsp.mr_fast_access.next = self.rsp_mrs.fast_access.val();
         // QPs the card put in error: set by the responder's and the completer's reports,
         // cleared by the QP's commit.
         self.err_set_rsp.next = self.zero256.val();
@@ -727,7 +741,11 @@ impl Logic for Nic {
         self.rsp_wq.in_data.next = self.rsp.wd_data.val();
         self.w_sel_cpl.next = self.rsp_wq.idle.val() & self.cpl.wr_valid.val();
         self.w_sel_rtx.next = self.rsp_wq.idle.val() & !self.cpl.wr_valid.val() & self.rtx.wr_valid.val();
-        self.w_handed.next = self.wo_valid.q.val() & !self.w_busy.q.val() & self.wr.cmd_ready.val();
+        // The next command may go while the beats of those before it still flow when all are
+        // the responder's (its queue gives their beats in order); another writer's command
+        // waits until they have gone (its beats come from elsewhere).
+        self.w_may.next = !self.w_busy.q.val() | (!self.w_cpl.q.val() & !self.w_rtx.q.val() & !self.wo_cpl.q.val() & !self.wo_rtx.q.val());
+        self.w_handed.next = self.wo_valid.q.val() & self.w_may.val() & self.wr.cmd_ready.val();
         self.w_load.next = !self.wo_valid.q.val() | self.w_handed.val();
         self.rsp_wq.out_cmd_ready.next = self.w_load.val() & !self.w_sel_cpl.val() & !self.w_sel_rtx.val();
         self.cpl.wr_ready.next = self.w_load.val() & self.w_sel_cpl.val();
@@ -750,16 +768,13 @@ impl Logic for Nic {
                 self.wo_len.d.next = self.rtx.wr_len.val();
             }
         }
-        self.wr.cmd_valid.next = self.wo_valid.q.val() & !self.w_busy.q.val();
+        // (Spelled out, not `w_may`: a Local shared with `w_handed`, which reads the engine's
+        // ready, would tie this valid to it; see DESIGN.md on UNOPTFLAT.)
+        self.wr.cmd_valid.next = self.wo_valid.q.val()
+            & (!self.w_busy.q.val() | (!self.w_cpl.q.val() & !self.w_rtx.q.val() & !self.wo_cpl.q.val() & !self.wo_rtx.q.val()));
         self.wr.cmd_addr.next = self.wo_addr.q.val();
         self.wr.cmd_len.next = self.wo_len.q.val();
         self.w_beats.next = (self.wo_len.q.val() + self.beat_round16.val()) >> 6;
-        if self.w_handed.val() {
-            self.w_busy.d.next = true;
-            self.w_cpl.d.next = self.wo_cpl.q.val();
-            self.w_rtx.d.next = self.wo_rtx.q.val();
-            self.w_left.d.next = self.w_beats.val().get_bits::<8>(0);
-        }
         self.w_owner.wr_en.next = self.w_handed.val();
         self.w_owner.wr_addr.next = self.w_owner_tail.q.val().get_bits::<7>(0);
         self.w_owner.wr_a.next = self.bit0.val();
@@ -795,11 +810,23 @@ impl Logic for Nic {
         if self.w_rtx.q.val() {
             self.w_fire.next = self.w_busy.q.val() & self.wr.in_ready.val() & self.rtx.wd_valid.val();
         }
+        // Beats owed for the commands handed: less the one taken now, plus a new command's.
+        self.w_owed.next = self.w_left.q.val();
         if self.w_fire.val() {
-            self.w_left.d.next = self.w_left.q.val() - self.one8.val();
-            if self.w_left.q.val() == self.one8.val() {
-                self.w_busy.d.next = false;
-            }
+            self.w_owed.next = self.w_left.q.val() - self.one8.val();
+        }
+        if !self.w_busy.q.val() {
+            self.w_owed.next = self.zero8.val();
+        }
+        self.w_left.d.next = self.w_owed.val();
+        if self.w_fire.val() & (self.w_left.q.val() == self.one8.val()) {
+            self.w_busy.d.next = false;
+        }
+        if self.w_handed.val() {
+            self.w_cpl.d.next = self.wo_cpl.q.val();
+            self.w_rtx.d.next = self.wo_rtx.q.val();
+            self.w_left.d.next = self.w_owed.val() + self.w_beats.val().get_bits::<8>(0);
+            self.w_busy.d.next = (self.w_owed.val() + self.w_beats.val().get_bits::<8>(0)) != self.zero8.val();
         }
         self.w_done_cpl.next = self.w_owner.out_valid.val() & self.w_owner.out_a.val().any();
         self.w_owner.out_ready.next = self.wr.done.val();

@@ -172,6 +172,14 @@ crate::hdl_block! {
         pub mr_need: Signal<Out, Bits<4>>,
         pub mr_res_valid: Signal<In, Bit>,
         pub mr_res_error: Signal<In, Bits<3>>,
+        /// The same table's same-cycle check (its cache of the last region a check admitted),
+        /// asked in S_MR: a hit is the verdict at once, and no check is issued.
+        pub mr_fast_key: Signal<Out, Bits<32>>,
+        pub mr_fast_addr: Signal<Out, Bits<64>>,
+        pub mr_fast_len: Signal<Out, Bits<32>>,
+        pub mr_fast_hit: Signal<In, Bit>,
+        pub mr_fast_pd: Signal<In, Bits<16>>,
+        pub mr_fast_access: Signal<In, Bits<4>>,
         /// DMA read commands and their data (a `DmaRead`).
         pub rd_valid: Signal<Out, Bit>,
         pub rd_ready: Signal<In, Bit>,
@@ -277,6 +285,11 @@ crate::hdl_block! {
         remaining: Signal<Local, Bits<32>>,
         wqe_pkts: Signal<Local, Bits<32>>,
         check_bad: Signal<Local, Bit>,
+        /// The WQE's key verdict is here: the table's (S_MR_WAIT), or the cache's (S_MR).
+        verdict: Signal<Local, Bit>,
+        key_refused: Signal<Local, Bit>,
+        /// The region cache admits the WQE's local range (`mr_fast_*`).
+        key_known: Signal<Local, Bit>,
         skip_now: Signal<Local, Bit>,
         /// A READ resent from the PSN a rewind names, inside it: asked for from there on.
         rd_resume: Signal<Local, Bit>,
@@ -893,7 +906,6 @@ impl Logic for Requester {
         }
 
         // Local key check.
-        self.mr_valid.next = self.state.q.val() == self.s_mr.val();
         self.mr_key.next = self.w_lkey.q.val();
         self.mr_pd.next = self.c_pd.q.val();
         self.mr_addr.next = self.w_laddr.q.val();
@@ -902,6 +914,16 @@ impl Logic for Requester {
         if self.is_read.val() {
             self.mr_need.next = self.need_local_write.val();
         }
+        self.mr_fast_key.next = self.w_lkey.q.val();
+        self.mr_fast_addr.next = self.w_laddr.q.val();
+        self.mr_fast_len.next = self.w_len.q.val();
+        self.key_known.next = self.mr_fast_hit.val()
+            & (self.mr_fast_pd.val() == self.c_pd.q.val())
+            & (!self.is_read.val() | ((self.mr_fast_access.val() & self.need_local_write.val()) == self.need_local_write.val()));
+        self.mr_valid.next = (self.state.q.val() == self.s_mr.val()) & !self.key_known.val();
+        self.verdict.next = ((self.state.q.val() == self.s_mr_wait.val()) & self.mr_res_valid.val())
+            | ((self.state.q.val() == self.s_mr.val()) & self.key_known.val());
+        self.key_refused.next = (self.mr_res_error.val() != self.zero3.val()) & (self.state.q.val() != self.s_mr.val());
 
         self.rd_full.next = (self.rd_tail.q.val() - self.rd_head_r.q.val()) >= self.rd_limit.q.val();
         // The FSM.
@@ -943,7 +965,7 @@ impl Logic for Requester {
         self.behind.next = self.resend.val()
             & (self.done_ram.read_data.val() != self.ci.q.val())
             & ((self.done_ram.read_data.val() - self.ci.q.val()) <= (self.hi.q.val() - self.ci.q.val()));
-        self.check_bad.next = ((self.mr_res_error.val() != self.zero3.val()) & !self.w_inline.val())
+        self.check_bad.next = (self.key_refused.val() & !self.w_inline.val())
             | self.inline_len_bad.val()
             | self.inline_op_bad.val()
             | self.w_error.q.val()
@@ -1176,13 +1198,13 @@ impl Logic for Requester {
             self.state.d.next = self.s_mr_wait.val();
         }
         self.psn_tab.write_enable.next = false;
-        if (self.state.q.val() == self.s_mr_wait.val()) & self.mr_res_valid.val() & self.resend.val() & self.check_bad.val() {
+        if self.verdict.val() & self.resend.val() & self.check_bad.val() {
             // A resent WQE its check now refuses (its region is gone): not sent, left to the
             // timer; its PSNs stay its own, so the WQEs behind it keep theirs.
             self.psn.d.next = self.psn.q.val() + self.wqe_pkts.val().get_bits::<24>(0);
             self.wqe_done.next = true;
         }
-        if (self.state.q.val() == self.s_mr_wait.val()) & self.mr_res_valid.val() & !self.resend.val() {
+        if self.verdict.val() & !self.resend.val() {
             if self.bad.val() {
                 // Reported in order with the sent WQEs; the first error breaks the queue.
                 self.error_count.d.next = self.error_count.q.val() + self.one32.val();
@@ -1207,8 +1229,7 @@ impl Logic for Requester {
                 self.psn_tab.write_enable.next = !self.stale.q.val() & !(self.is_read.val() & self.rd_full.val());
             }
         }
-        if (self.state.q.val() == self.s_mr_wait.val())
-            & self.mr_res_valid.val()
+        if self.verdict.val()
             & ((!self.resend.val() & !self.bad.val()) | (self.resend.val() & !self.check_bad.val()))
         {
             self.left.d.next = self.w_len.q.val();
@@ -1220,8 +1241,7 @@ impl Logic for Requester {
         }
         // A new READ: into the QP's READ ring, unless `max_rd_atomic` are outstanding — then
         // it waits (not consumed; the QP goes round and looks again).
-        self.rd_stall.next = (self.state.q.val() == self.s_mr_wait.val())
-            & self.mr_res_valid.val()
+        self.rd_stall.next = self.verdict.val()
             & !self.resend.val()
             & !self.bad.val()
             & self.is_read.val()
@@ -1241,8 +1261,7 @@ impl Logic for Requester {
         self.rd_ap_entry.next = self.rd_entry.word.val();
         self.rd_ap_qp.next = self.cur.q.val();
         self.rd_ap_tail.next = self.rd_tail.q.val();
-        self.rd_ap_valid.next = (self.state.q.val() == self.s_mr_wait.val())
-            & self.mr_res_valid.val()
+        self.rd_ap_valid.next = self.verdict.val()
             & !self.resend.val()
             & !self.bad.val()
             & self.is_read.val()

@@ -141,6 +141,15 @@ crate::hdl_block! {
         pub mr_res_valid: Signal<In, Bit>,
         pub mr_res_error: Signal<In, Bits<3>>,
         pub mr_res_tag: Signal<In, Bits<16>>,
+        /// The same table's same-cycle check (its cache of the last region a check admitted),
+        /// asked with a WRITE FIRST / ONLY's rkey as its checks run: a hit in the QP's PD with
+        /// REMOTE_WRITE needs no verdict.
+        pub mr_fast_key: Signal<Out, Bits<32>>,
+        pub mr_fast_addr: Signal<Out, Bits<64>>,
+        pub mr_fast_len: Signal<Out, Bits<32>>,
+        pub mr_fast_hit: Signal<In, Bit>,
+        pub mr_fast_pd: Signal<In, Bits<16>>,
+        pub mr_fast_access: Signal<In, Bits<4>>,
         /// A memory-region commit (`mr.commit`): the region epoch advances.
         pub mr_commit: Signal<In, Bit>,
         /// Receive WQE prefetch reads (`DmaRead` commands of up to 64 32-byte entries, two to a
@@ -674,6 +683,8 @@ crate::hdl_block! {
         ack_job: Signal<Local, Bits<JOB_BITS>>,
         ack_push: Signal<Local, Bit>,
         after_packet: Signal<Local, Bits<4>>,
+        /// The region cache admits the WRITE's rkey range (`mr_fast_*`).
+        key_known: Signal<Local, Bit>,
         k_state: Signal<Local, Bits<3>>,
         k_pmtu: Signal<Local, Bits<4>>,
         /// The QP takes READ and atomic requests (`max_dest_rd_atomic` is not 0).
@@ -1271,7 +1282,17 @@ impl Logic for Responder {
         // bytes under the key that admitted its message when a region changed since (so a
         // region deregistered mid-message gets no byte more). Each check carries its epoch.
         self.stale.next = self.k_epoch.val() != self.epoch.q.val();
-        self.mr_valid.next = ((self.state.q.val() == self.p_check.val()) & self.pass_all.val() & self.first.val() & self.is_write.val())
+        self.mr_fast_key.next = self.r_rkey.q.val();
+        self.mr_fast_addr.next = self.r_va.q.val();
+        self.mr_fast_len.next = self.r_dma_len.q.val();
+        self.key_known.next = self.mr_fast_hit.val()
+            & (self.mr_fast_pd.val() == self.k_pd.val())
+            & ((self.mr_fast_access.val() & self.need_write.val()) == self.need_write.val());
+        self.mr_valid.next = ((self.state.q.val() == self.p_check.val())
+            & self.pass_all.val()
+            & self.first.val()
+            & self.is_write.val()
+            & !self.key_known.val())
             | ((self.state.q.val() == self.p_check.val()) & self.is_read.val() & (self.pass_all.val() | (self.fail_dup.val() & self.len_ok.val())))
             | ((self.state.q.val() == self.p_check.val()) & self.is_atomic.val() & self.pass_all.val())
             | ((self.state.q.val() == self.p_rq_data.val()) & self.is_send.val() & !self.r_committed.q.val())
@@ -1343,6 +1364,18 @@ impl Logic for Responder {
                 self.state.d.next = self.p_write.val();
                 if self.first.val() & self.is_write.val() {
                     self.state.d.next = self.p_mr_wait.val();
+                }
+                // The region cache knows the rkey: admitted now, as a passing verdict would.
+                if self.first.val() & self.is_write.val() & self.key_known.val() {
+                    self.state.d.next = self.p_write.val();
+                    if self.imm.val() {
+                        self.state.d.next = self.p_rq_wait.val();
+                    }
+                    self.m_epoch.d.next = self.epoch.q.val();
+                    self.w_va.d.next = self.r_va.q.val();
+                    self.w_left.d.next = self.r_dma_len.q.val();
+                    self.in_send.d.next = false;
+                    self.m_key.d.next = self.r_rkey.q.val();
                 }
                 if (self.first.val() & self.is_send.val()) | (self.imm.val() & self.is_write.val() & !self.first.val()) {
                     self.state.d.next = self.p_rq_wait.val();
