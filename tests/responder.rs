@@ -779,8 +779,9 @@ fn back_to_back_small_requests_are_placed_within_the_responders_cycle_budget() {
     // queued. (Figures, 2026-12-07: WRITE 11 cycles a packet before the responder's write
     // queue, 8 with it, 7 with a packet's beat going with its command; SEND 12 or 13, then 11
     // or 13 with the WQE's key check issued as it is taken. 2026-12-08: a WRITE's rkey found
-    // in the key table's region cache and back-to-back write commands take the responder to
-    // 4 cycles a WRITE with an ACK each — scripts/line-rate replays them at the wire's rate —
+    // in the key table's region cache, back-to-back write commands and the ACK queued as the
+    // next record is taken take the responder to 3 cycles a WRITE with an ACK each —
+    // scripts/line-rate replays them at the wire's rate —
     // and here the sending card's transmit engine, one 64-byte WRITE every 6 cycles, sets
     // the pace. The wire brings one every 3.24 and 2.92 cycles: issue 11's pipelined
     // responder is to reach that.) The SENDs are as many as one QP's receive WQE

@@ -234,6 +234,7 @@ crate::hdl_block! {
         cpl_len: Constant<Bits<16>> = c::<16>(rnic_spec::desc::CQE_LEN as u64),
         beat_round16: Constant<Bits<16>> = c::<16>(63),
         one_owner: Constant<Bits<8>> = c::<8>(1),
+        owner_depth: Constant<Bits<8>> = c::<8>(128),
         bit0: Constant<Bits<1>> = c::<1>(0),
         bit1: Constant<Bits<1>> = c::<1>(1),
         cpl_ids: [Constant<Bits<8>>; 10] = std::array::from_fn(|i| c::<8>((CPL_STATUS + i) as u64)),
@@ -744,7 +745,10 @@ impl Logic for Nic {
         // The next command may go while the beats of those before it still flow when all are
         // the responder's (its queue gives their beats in order); another writer's command
         // waits until they have gone (its beats come from elsewhere).
-        self.w_may.next = !self.w_busy.q.val() | (!self.w_cpl.q.val() & !self.w_rtx.q.val() & !self.wo_cpl.q.val() & !self.wo_rtx.q.val());
+        // (And while the owner FIFO, one entry per command awaiting its `done`, has room: the
+        // engine can owe 130 `done`s, more than its 128 entries.)
+        self.w_may.next = (!self.w_busy.q.val() | (!self.w_cpl.q.val() & !self.w_rtx.q.val() & !self.wo_cpl.q.val() & !self.wo_rtx.q.val()))
+            & ((self.w_owner_tail.q.val() - self.w_owner.head.val()) != self.owner_depth.val());
         self.w_handed.next = self.wo_valid.q.val() & self.w_may.val() & self.wr.cmd_ready.val();
         self.w_load.next = !self.wo_valid.q.val() | self.w_handed.val();
         self.rsp_wq.out_cmd_ready.next = self.w_load.val() & !self.w_sel_cpl.val() & !self.w_sel_rtx.val();
@@ -771,7 +775,8 @@ impl Logic for Nic {
         // (Spelled out, not `w_may`: a Local shared with `w_handed`, which reads the engine's
         // ready, would tie this valid to it; see DESIGN.md on UNOPTFLAT.)
         self.wr.cmd_valid.next = self.wo_valid.q.val()
-            & (!self.w_busy.q.val() | (!self.w_cpl.q.val() & !self.w_rtx.q.val() & !self.wo_cpl.q.val() & !self.wo_rtx.q.val()));
+            & (!self.w_busy.q.val() | (!self.w_cpl.q.val() & !self.w_rtx.q.val() & !self.wo_cpl.q.val() & !self.wo_rtx.q.val()))
+            & ((self.w_owner_tail.q.val() - self.w_owner.head.val()) != self.owner_depth.val());
         self.wr.cmd_addr.next = self.wo_addr.q.val();
         self.wr.cmd_len.next = self.wo_len.q.val();
         self.w_beats.next = (self.wo_len.q.val() + self.beat_round16.val()) >> 6;

@@ -44,6 +44,8 @@ crate::hdl_block! {
         pub job: Signal<In, Bits<JOB_BITS>>,
         pub kind: Signal<In, Bits<2>>,
         pub pushed: Signal<Out, Bit>,
+        /// Not full (from registers: a push next cycle would go in, as only this port adds).
+        pub room: Signal<Out, Bit>,
         /// Payload writes the host has acknowledged so far (counts modulo 2^32).
         pub done_seq: Signal<In, Bits<32>>,
         /// The oldest entry, once released.
@@ -81,7 +83,8 @@ impl Logic for AckQueue {
     fn update(&mut self) {
         dff_setup!(self, clock, tail_q);
         self.fifo.clock.next = self.clock.val();
-        self.pushed.next = self.push.val() & ((self.tail_q.q.val() - self.fifo.head.val()) != self.depth.val());
+        self.room.next = (self.tail_q.q.val() - self.fifo.head.val()) != self.depth.val();
+        self.pushed.next = self.push.val() & self.room.val();
         self.fifo.wr_en.next = self.pushed.val();
         self.fifo.wr_addr.next = self.tail_q.q.val().get_bits::<6>(0);
         self.fifo.wr_a.next = self.answer.val();

@@ -611,6 +611,12 @@ crate::hdl_block! {
         /// The QP state in the registers is newer than its RAM word (written back when idle),
         /// and the packet being checked is for that same QP (use the registers).
         dirty: DFF<Bit>,
+        /// A placed packet's ACK, queued in the next cycle (from the registers it left; the
+        /// FSM is idle then, taking the next record) instead of in a state of its own.
+        ack_pending: DFF<Bit>,
+        /// The receive WQE just taken was admitted by the region cache (its verdict in
+        /// P_MR_WAIT at once, no table check issued).
+        fast_ok: DFF<Bit>,
         fwd: DFF<Bit>,
         /// The QP of the packet in hand (or of the state not yet written back) was committed
         /// since its record was taken: the packet is abandoned at its next safe point (no
@@ -685,6 +691,10 @@ crate::hdl_block! {
         after_packet: Signal<Local, Bits<4>>,
         /// The region cache admits the WRITE's rkey range (`mr_fast_*`).
         key_known: Signal<Local, Bit>,
+        /// The region cache admits the receive WQE's buffer (LOCAL_WRITE) being taken.
+        wqe_known: Signal<Local, Bit>,
+        /// The key verdict's error: the table's, or none for a cache hit (`fast_ok`).
+        key_error: Signal<Local, Bits<3>>,
         k_state: Signal<Local, Bits<3>>,
         k_pmtu: Signal<Local, Bits<4>>,
         /// The QP takes READ and atomic requests (`max_dest_rd_atomic` is not 0).
@@ -714,7 +724,7 @@ impl Logic for Responder {
             c_pd, epsn, msn, in_msg, in_send, nak_sent, w_va, w_left, count, rq_ci, qp_error, q_addr,
             q_len, q_lkey, q_error, resp, resp_syn, resp_psn, cmd_done, rc_pend, rc_q_index, rc_q_len, rc_q_op, rc_q_status,
             rc_q_imm, 
-            dirty, fwd, r_committed, r_dup, resp_kind, r_swap, r_compare, c_pmtu, issued_seq, done_seq, n_placed, n_acks, n_naks_seq, n_out_of_seq, n_naks_invalid, n_naks_access,
+            dirty, ack_pending, fast_ok, fwd, r_committed, r_dup, resp_kind, r_swap, r_compare, c_pmtu, issued_seq, done_seq, n_placed, n_acks, n_naks_seq, n_out_of_seq, n_naks_invalid, n_naks_access,
             n_duplicates, n_bad_qp, n_set_aside, n_naks_rnr, n_naks_operational, n_receives, n_rq_wait, r_pkey, r_ipv6,
             r_ip_src, m_key, m_epoch, rechk, epoch, snap_valid, snap_epoch, snap_seq, snap_tail, snap_drained, fence, n_bad_source,
             rd_head, rd_n, rd_nak, rd_epoch, last_read, last_slot, rr_rest, r_tail, rr, rr_va, rr_key, rr_last, r_aack, cpl_pend, cpl_k, n_read_placed, n_read_dropped, n_implied
@@ -1067,7 +1077,8 @@ impl Logic for Responder {
         // so a READ of a QP reset or destroyed meanwhile reads nothing. The push is spelled
         // from registers only: one decided by this cycle's inputs would loop through the
         // queue's `pushed` — Verilator's UNOPTFLAT.)
-        self.answers.push.next = (self.state.q.val() == self.p_ack.val()) & !self.r_committed.q.val();
+        self.answers.push.next = ((self.state.q.val() == self.p_ack.val()) | self.ack_pending.q.val()) & !self.r_committed.q.val();
+        self.ack_pending.d.next = false;
         self.ack_push.next = self.answers.pushed.val();
         self.answers.answer.next = self.ack_word.word.val();
         self.answers.done_seq.next = self.done_seq.q.val();
@@ -1285,9 +1296,17 @@ impl Logic for Responder {
         self.mr_fast_key.next = self.r_rkey.q.val();
         self.mr_fast_addr.next = self.r_va.q.val();
         self.mr_fast_len.next = self.r_dma_len.q.val();
+        if self.state.q.val() == self.p_rq_data.val() {
+            self.mr_fast_key.next = self.rq.wqe_lkey.val();
+            self.mr_fast_addr.next = self.rq.wqe_addr.val();
+            self.mr_fast_len.next = self.rq.wqe_len.val();
+        }
         self.key_known.next = self.mr_fast_hit.val()
             & (self.mr_fast_pd.val() == self.k_pd.val())
             & ((self.mr_fast_access.val() & self.need_write.val()) == self.need_write.val());
+        self.wqe_known.next = self.mr_fast_hit.val()
+            & (self.mr_fast_pd.val() == self.c_pd.q.val())
+            & ((self.mr_fast_access.val() & self.need_local_write.val()) == self.need_local_write.val());
         self.mr_valid.next = ((self.state.q.val() == self.p_check.val())
             & self.pass_all.val()
             & self.first.val()
@@ -1295,7 +1314,7 @@ impl Logic for Responder {
             & !self.key_known.val())
             | ((self.state.q.val() == self.p_check.val()) & self.is_read.val() & (self.pass_all.val() | (self.fail_dup.val() & self.len_ok.val())))
             | ((self.state.q.val() == self.p_check.val()) & self.is_atomic.val() & self.pass_all.val())
-            | ((self.state.q.val() == self.p_rq_data.val()) & self.is_send.val() & !self.r_committed.q.val())
+            | ((self.state.q.val() == self.p_rq_data.val()) & self.is_send.val() & !self.r_committed.q.val() & !self.wqe_known.val())
             | (self.state.q.val() == self.p_mr_issue.val());
         self.mr_tag.next = self.epoch.q.val().get_bits::<16>(0);
         self.mr_key.next = self.r_rkey.q.val();
@@ -1346,9 +1365,15 @@ impl Logic for Responder {
                 self.mr_need.next = self.need_local_write.val();
             }
         }
-        self.verdict.next = (self.state.q.val() == self.p_mr_wait.val())
+        self.verdict.next = ((self.state.q.val() == self.p_mr_wait.val())
             & self.mr_res_valid.val()
-            & (self.mr_res_tag.val() == self.epoch.q.val().get_bits::<16>(0));
+            & (self.mr_res_tag.val() == self.epoch.q.val().get_bits::<16>(0)))
+            | ((self.state.q.val() == self.p_mr_wait.val()) & self.fast_ok.q.val());
+        self.key_error.next = self.mr_res_error.val();
+        if self.fast_ok.q.val() {
+            self.key_error.next = self.zero3.val();
+        }
+        self.fast_ok.d.next = false;
         if (self.state.q.val() == self.p_mr_wait.val()) & self.mr_res_valid.val() & !self.verdict.val() {
             self.state.d.next = self.p_mr_issue.val();
         }
@@ -1566,10 +1591,10 @@ impl Logic for Responder {
         if self.verdict.val() & self.rr.q.val() {
             // The local key refused the bytes: nothing is placed, the READ fails.
             self.state.d.next = self.p_write.val();
-            if self.mr_res_error.val() == self.zero3.val() {
+            if self.key_error.val() == self.zero3.val() {
                 self.rd_epoch.d.next = self.epoch.q.val();
             }
-            if self.mr_res_error.val() != self.zero3.val() {
+            if self.key_error.val() != self.zero3.val() {
                 self.state.d.next = self.p_drain.val();
                 self.cpl_pend.d.next = true;
                 self.cpl_k.d.next = self.k_refused.val();
@@ -1593,6 +1618,8 @@ impl Logic for Responder {
             self.q_lkey.d.next = self.rq.wqe_lkey.val();
             self.q_error.d.next = self.rq.wqe_error.val();
             self.state.d.next = self.p_mr_wait.val();
+            // Its lkey range in the region cache: the verdict is there as it enters P_MR_WAIT.
+            self.fast_ok.d.next = self.wqe_known.val() & self.is_send.val();
             if self.is_write.val() {
                 self.state.d.next = self.p_write.val();
             }
@@ -1607,7 +1634,7 @@ impl Logic for Responder {
             if self.imm.val() {
                 self.state.d.next = self.p_rq_wait.val();
             }
-            if self.mr_res_error.val() == self.zero3.val() {
+            if self.key_error.val() == self.zero3.val() {
                 self.m_epoch.d.next = self.epoch.q.val();
                 if !self.rechk.q.val() {
                     self.w_va.d.next = self.r_va.q.val();
@@ -1616,7 +1643,7 @@ impl Logic for Responder {
                     self.m_key.d.next = self.r_rkey.q.val();
                 }
             }
-            if self.mr_res_error.val() != self.zero3.val() {
+            if self.key_error.val() != self.zero3.val() {
                 self.state.d.next = self.p_drain.val();
                 self.resp.d.next = true;
                 self.resp_syn.d.next = self.syn_access.val();
@@ -1625,11 +1652,11 @@ impl Logic for Responder {
                 self.qp_error.d.next = true;
             }
         }
-        self.wqe_refused.next = (self.mr_res_error.val() != self.zero3.val()) | self.q_error.q.val();
+        self.wqe_refused.next = (self.key_error.val() != self.zero3.val()) | self.q_error.q.val();
         if self.verdict.val() & self.is_send.val() & self.rechk.q.val() {
             self.state.d.next = self.p_write.val();
             self.m_epoch.d.next = self.epoch.q.val();
-            if self.mr_res_error.val() != self.zero3.val() {
+            if self.key_error.val() != self.zero3.val() {
                 // The receive buffer's region went mid-message: its WQE completes in error.
                 self.state.d.next = self.p_drain.val();
                 self.resp.d.next = true;
@@ -1679,19 +1706,19 @@ impl Logic for Responder {
             self.resp.d.next = true;
             self.resp_psn.d.next = self.r_psn.q.val();
             self.resp_syn.d.next = self.syn_ack.val();
-            if self.mr_res_error.val() != self.zero3.val() {
+            if self.key_error.val() != self.zero3.val() {
                 self.state.d.next = self.p_drain.val();
                 self.qp_error.d.next = true;
                 self.resp_syn.d.next = self.syn_access.val();
                 self.n_naks_access.d.next = self.n_naks_access.q.val() + self.one32.val();
             }
-            if (self.mr_res_error.val() == self.zero3.val()) & self.misaligned.val() {
+            if (self.key_error.val() == self.zero3.val()) & self.misaligned.val() {
                 self.state.d.next = self.p_drain.val();
                 self.qp_error.d.next = true;
                 self.resp_syn.d.next = self.syn_invalid.val();
                 self.n_naks_invalid.d.next = self.n_naks_invalid.q.val() + self.one32.val();
             }
-            if (self.mr_res_error.val() == self.zero3.val()) & !self.misaligned.val() {
+            if (self.key_error.val() == self.zero3.val()) & !self.misaligned.val() {
                 self.state.d.next = self.p_ack.val();
                 self.resp_kind.d.next = self.job_atomic.val();
                 self.epsn.d.next = self.r_psn.q.val() + self.one24.val();
@@ -1706,7 +1733,7 @@ impl Logic for Responder {
             self.dirty.d.next = true;
             self.resp.d.next = true;
             self.resp_psn.d.next = self.r_psn.q.val();
-            if self.mr_res_error.val() == self.zero3.val() {
+            if self.key_error.val() == self.zero3.val() {
                 self.state.d.next = self.p_ack.val();
                 self.resp_kind.d.next = self.job_read.val();
                 self.resp_syn.d.next = self.syn_ack.val();
@@ -1725,14 +1752,14 @@ impl Logic for Responder {
         // A new READ that passed its key check joins the QP's history.
         self.history.save_valid.next = self.verdict.val()
             & self.is_read.val()
-            & (self.mr_res_error.val() == self.zero3.val())
+            & (self.key_error.val() == self.zero3.val())
             & !self.r_dup.q.val()
             & !self.r_committed.q.val();
         // A duplicate inside a kept READ whose answers are the QP's last queued, that passed
         // its key check: its answer replaces them.
         self.history.bump_valid.next = self.verdict.val()
             & self.is_read.val()
-            & (self.mr_res_error.val() == self.zero3.val())
+            & (self.key_error.val() == self.zero3.val())
             & self.r_dup.q.val()
             & self.history.tag_valid.val()
             & !self.r_committed.q.val();
@@ -1799,6 +1826,15 @@ impl Logic for Responder {
                 self.state.d.next = self.p_idle.val();
                 if self.r_ack_req.q.val() {
                     self.state.d.next = self.p_ack.val();
+                    // With room in the answer queue (and no receive completion to hand over
+                    // first) the ACK goes in next cycle while the next record is taken. It is
+                    // the QP's last answer queued: no READ's answers to replace.
+                    // (`room` a cycle early holds as nothing else pushes meanwhile.)
+                    if self.answers.room.val() & !self.ack_pending.q.val() & !(self.last.val() & (self.is_send.val() | self.imm.val())) {
+                        self.state.d.next = self.p_idle.val();
+                        self.ack_pending.d.next = true;
+                        self.last_read.d.next = false;
+                    }
                 }
                 if self.last.val() {
                     self.msn.d.next = self.msn.q.val() + self.one24.val();
@@ -1831,13 +1867,20 @@ impl Logic for Responder {
             self.state.d.next = self.p_idle.val();
             if self.resp.q.val() {
                 self.state.d.next = self.p_ack.val();
+                // (Queued next cycle, as a placed WRITE's: see `ack_pending`.)
+                if self.answers.room.val() & !self.ack_pending.q.val() {
+                    self.state.d.next = self.p_idle.val();
+                    self.ack_pending.d.next = true;
+                    self.last_read.d.next = false;
+                }
             }
         }
-        if self.ack_push.val() | ((self.state.q.val() == self.p_ack.val()) & self.r_committed.q.val()) {
+        if (self.state.q.val() == self.p_ack.val()) & (self.ack_push.val() | self.r_committed.q.val()) {
             self.state.d.next = self.p_idle.val();
         }
-        // (Every answer queued is the QP's last from now on: its state is written back.)
-        if self.ack_push.val() {
+        // (Every answer queued is the QP's last from now on: its state is written back. A
+        // pending ACK's packet did that as it was placed.)
+        if (self.state.q.val() == self.p_ack.val()) & self.ack_push.val() {
             self.last_read.d.next = (self.resp_kind.q.val() == self.job_read.val()) & (self.read_job.kept.val() == self.one1.val());
             self.last_slot.d.next = self.history.tag_slot.val();
             self.dirty.d.next = true;
