@@ -172,8 +172,9 @@ crate::hdl_block! {
         pub mr_need: Signal<Out, Bits<4>>,
         pub mr_res_valid: Signal<In, Bit>,
         pub mr_res_error: Signal<In, Bits<3>>,
-        /// The same table's same-cycle check (its cache of the last region a check admitted),
-        /// asked in S_MR: a hit is the verdict at once, and no check is issued.
+        /// The same table's same-cycle check (its region cache), asked in S_MR: a hit in the
+        /// QP's PD (with LOCAL_WRITE for a READ's buffer) is the verdict at once, and no check
+        /// is issued.
         pub mr_fast_key: Signal<Out, Bits<32>>,
         pub mr_fast_addr: Signal<Out, Bits<64>>,
         pub mr_fast_len: Signal<Out, Bits<32>>,

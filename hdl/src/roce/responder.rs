@@ -141,9 +141,9 @@ crate::hdl_block! {
         pub mr_res_valid: Signal<In, Bit>,
         pub mr_res_error: Signal<In, Bits<3>>,
         pub mr_res_tag: Signal<In, Bits<16>>,
-        /// The same table's same-cycle check (its cache of the last region a check admitted),
-        /// asked with a WRITE FIRST / ONLY's rkey as its checks run: a hit in the QP's PD with
-        /// REMOTE_WRITE needs no verdict.
+        /// The same table's same-cycle check (its region cache), asked with a WRITE FIRST /
+        /// ONLY's rkey range as its checks run (a hit in the QP's PD with REMOTE_WRITE needs no
+        /// verdict) and with a receive WQE's buffer as it is taken (LOCAL_WRITE: `fast_ok`).
         pub mr_fast_key: Signal<Out, Bits<32>>,
         pub mr_fast_addr: Signal<Out, Bits<64>>,
         pub mr_fast_len: Signal<Out, Bits<32>>,
