@@ -695,6 +695,8 @@ crate::hdl_block! {
         wqe_known: Signal<Local, Bit>,
         /// The key verdict's error: the table's, or none for a cache hit (`fast_ok`).
         key_error: Signal<Local, Bits<3>>,
+        /// P_CHECK admits a WRITE FIRST / ONLY on the region cache's word (`key_known`).
+        fast_write: Signal<Local, Bit>,
         k_state: Signal<Local, Bits<3>>,
         k_pmtu: Signal<Local, Bits<4>>,
         /// The QP takes READ and atomic requests (`max_dest_rd_atomic` is not 0).
@@ -1369,8 +1371,15 @@ impl Logic for Responder {
             & self.mr_res_valid.val()
             & (self.mr_res_tag.val() == self.epoch.q.val().get_bits::<16>(0)))
             | ((self.state.q.val() == self.p_mr_wait.val()) & self.fast_ok.q.val());
+        // A WRITE FIRST / ONLY whose rkey range the region cache holds is admitted as its checks
+        // pass, by the verdict code below (no check issued, no wait).
+        self.fast_write.next = (self.state.q.val() == self.p_check.val())
+            & self.pass_all.val()
+            & self.first.val()
+            & self.is_write.val()
+            & self.key_known.val();
         self.key_error.next = self.mr_res_error.val();
-        if self.fast_ok.q.val() {
+        if self.fast_ok.q.val() | self.fast_write.val() {
             self.key_error.next = self.zero3.val();
         }
         self.fast_ok.d.next = false;
@@ -1389,18 +1398,6 @@ impl Logic for Responder {
                 self.state.d.next = self.p_write.val();
                 if self.first.val() & self.is_write.val() {
                     self.state.d.next = self.p_mr_wait.val();
-                }
-                // The region cache knows the rkey: admitted now, as a passing verdict would.
-                if self.first.val() & self.is_write.val() & self.key_known.val() {
-                    self.state.d.next = self.p_write.val();
-                    if self.imm.val() {
-                        self.state.d.next = self.p_rq_wait.val();
-                    }
-                    self.m_epoch.d.next = self.epoch.q.val();
-                    self.w_va.d.next = self.r_va.q.val();
-                    self.w_left.d.next = self.r_dma_len.q.val();
-                    self.in_send.d.next = false;
-                    self.m_key.d.next = self.r_rkey.q.val();
                 }
                 if (self.first.val() & self.is_send.val()) | (self.imm.val() & self.is_write.val() & !self.first.val()) {
                     self.state.d.next = self.p_rq_wait.val();
@@ -1627,7 +1624,7 @@ impl Logic for Responder {
         if self.state.q.val() == self.p_mr_issue.val() {
             self.state.d.next = self.p_mr_wait.val();
         }
-        if self.verdict.val() & self.is_write.val() {
+        if (self.verdict.val() & self.is_write.val()) | self.fast_write.val() {
             // A FIRST / ONLY (or, after its check again, a later packet) goes on; a WRITE with
             // immediate's last packet takes its receive WQE first.
             self.state.d.next = self.p_write.val();
